@@ -1,0 +1,45 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "./core/context.ts";
+import { auditTrail } from "./http/audit-trail.ts";
+import { bodyParser } from "./http/body-parser.ts";
+import { errorHandler } from "./http/error-handler.ts";
+import { idempotency } from "./http/idempotency.ts";
+import { openApiRoutes } from "./http/openapi.ts";
+import { createRequestMeta } from "./http/request-meta.ts";
+import { RouteIndex } from "./http/route-index.ts";
+import { apiKeyRoutes } from "./modules/api-keys/routes.ts";
+import { auditLogRoutes } from "./modules/audit-log/routes.ts";
+import { authRoutes } from "./modules/auth/routes.ts";
+import { healthRoutes } from "./modules/health/routes.ts";
+import { memberRoutes } from "./modules/members/routes.ts";
+import { workspaceRoutes } from "./modules/workspaces/routes.ts";
+
+/**
+ * The whole HTTP surface: shared plugins in a fixed order, then every resource family once.
+ * No listen() here; main.ts and the tests decide where it serves.
+ */
+export function createApp(ctx: AppContext) {
+  const routes = new RouteIndex();
+  const app = new Elysia({ normalize: false })
+    .onRequest(({ request, server, set }) => {
+      const meta = createRequestMeta(request, server?.requestIP(request)?.address, ctx.config, ctx.clock.now());
+      // The meta's headers ARE the response headers, so limits set during auth reach success responses too.
+      Object.assign(set.headers, meta.headers);
+      meta.headers = set.headers as Record<string, string>;
+    })
+    .use(errorHandler(ctx, routes))
+    .use(bodyParser(routes, ctx.config.jsonBodyLimitBytes))
+    .use(idempotency(ctx))
+    .use(auditTrail(ctx, routes))
+    .use(healthRoutes(ctx))
+    .use(authRoutes(ctx))
+    .use(workspaceRoutes(ctx))
+    .use(memberRoutes(ctx))
+    .use(apiKeyRoutes(ctx))
+    .use(auditLogRoutes(ctx))
+    .use(openApiRoutes(ctx, routes));
+  routes.load(app.routes);
+  return { app, routes };
+}
+
+export type ParleyApp = ReturnType<typeof createApp>["app"];

@@ -1,0 +1,155 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { ParsedArgs } from "./args.ts";
+import { buildConfig, ConfigError, settingsFromEnv } from "../config/config.ts";
+import { closeContext, createContext, type AppContext } from "../core/context.ts";
+import { VERSION } from "../core/version.ts";
+import { startServer } from "../core/server.ts";
+import { Database } from "../db/native.ts";
+import { createApiKey } from "../modules/api-keys/service.ts";
+import { checkPasswordStrength, hashPassword } from "../modules/auth/passwords.ts";
+import { createUser } from "../modules/auth/service.ts";
+import { createWorkspaceWithOwner } from "../modules/workspaces/service.ts";
+import { findOperatorWorkspace, findWorkspace, insertMember } from "../modules/workspaces/repo.ts";
+import { findUserByEmail, insertUser } from "../modules/auth/repo.ts";
+import { newId } from "../lib/ids.ts";
+import type { Scope } from "../http/permissions.ts";
+import { sql } from "drizzle-orm";
+import { users } from "../db/schema/index.ts";
+
+const out = (line: string) => process.stdout.write(line + "\n");
+const note = (line: string) => process.stderr.write(line + "\n");
+
+function contextFrom(args: ParsedArgs): AppContext {
+  const config = buildConfig({ ...settingsFromEnv(process.env), ...args.settings });
+  return createContext({ config });
+}
+
+export async function serve(args: ParsedArgs): Promise<void> {
+  const ctx = contextFrom(args);
+  let server;
+  try {
+    server = startServer(ctx);
+  } catch (error) {
+    closeContext(ctx);
+    throw error;
+  }
+  ctx.logger.info(`${ctx.brand.name} ${VERSION} listening`, { url: server.url, public_url: ctx.publicUrl, data_dir: ctx.config.dataDir });
+  note(`API:      ${ctx.publicUrl}/v1   (OpenAPI: ${ctx.publicUrl}/openapi.json)`);
+  note(`Data dir: ${ctx.config.dataDir}`);
+  const userCount = ctx.db.select({ n: sql<number>`count(*)` }).from(users).get()!.n;
+  if (userCount === 0) note(`No users yet: register at POST ${ctx.publicUrl}/v1/auth/register, or: parley user create --email you@example.com --password-stdin --operator`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      note("second signal: exiting now");
+      process.exit(1);
+    }
+    stopping = true;
+    ctx.logger.info("shutting down: finishing in-flight requests", { signal });
+    await server.stop();
+    closeContext(ctx);
+    ctx.logger.info("stopped cleanly");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+export function migrate(args: ParsedArgs): void {
+  const ctx = contextFrom(args);
+  const { applied, total } = ctx.migrations;
+  out(applied.length ? `applied ${applied.length} migration(s): ${applied.join(", ")}` : `database is up to date (${total} migrations)`);
+  closeContext(ctx);
+}
+
+export function version(): void {
+  out(`parley ${VERSION}`);
+}
+
+/** Online backup through SQLite's backup API: consistent even while the server writes. */
+export async function backup(args: ParsedArgs): Promise<void> {
+  const target = args.flags.out;
+  if (typeof target !== "string" || !target) throw new ConfigError("backup needs --out FILE");
+  const path = resolve(target);
+  if (existsSync(path)) throw new ConfigError(`${path} already exists; choose a new file`);
+  const ctx = contextFrom(args);
+  try {
+    let lastShown = -1;
+    await ctx.sqlite.backup(path, {
+      progress({ totalPages, remainingPages }) {
+        const percent = totalPages ? Math.floor(((totalPages - remainingPages) / totalPages) * 100) : 100;
+        if (percent !== lastShown) note(`backup: ${percent}%`);
+        lastShown = percent;
+        return 256; // pages per step: small steps let the live server keep writing
+      },
+    });
+    const copy = new Database(path, { readonly: true });
+    const check = copy.pragma("integrity_check", { simple: true });
+    copy.close();
+    if (check !== "ok") throw new ConfigError(`backup written to ${path} but failed its integrity check: ${check}`);
+    out(`backup written to ${path}`);
+  } finally {
+    closeContext(ctx);
+  }
+}
+
+export async function userCreate(args: ParsedArgs): Promise<void> {
+  const email = args.flags.email;
+  if (typeof email !== "string" || !/^[^@\s]+@[^@\s]+$/.test(email)) throw new ConfigError("user create needs --email with an e-mail address");
+  if (args.flags["password-stdin"] !== true) throw new ConfigError("user create needs --password-stdin (the password is read from standard input, never from the command line)");
+  const password = (await Bun.stdin.text()).replace(/\r?\n$/, "");
+  try {
+    checkPasswordStrength("password", password);
+  } catch (error) {
+    throw new ConfigError(`password ${(error as Error).message.replace(/^password: /, "")}`);
+  }
+  const name = typeof args.flags.name === "string" ? args.flags.name : null;
+  const operator = args.flags.operator === true;
+  const ctx = contextFrom(args);
+  try {
+    if (findUserByEmail(ctx.db, email)) throw new ConfigError(`a user with e-mail ${email.toLowerCase()} already exists`);
+    const passwordHash = await hashPassword(password);
+    if (!operator) {
+      const { user, workspace } = createUser(ctx, { email, passwordHash, name });
+      out(`created user ${user.id} (${user.email}) with workspace ${workspace.id}`);
+      return;
+    }
+    // The operator workspace is the reseller's own: created with its first operator, joined by later ones.
+    const result = ctx.sqlite.transaction(() => {
+      const now = ctx.clock.now();
+      const userId = newId("usr");
+      insertUser(ctx.db, { id: userId, email, name, passwordHash, createdAt: now, updatedAt: now });
+      const existing = findOperatorWorkspace(ctx.db);
+      if (existing) {
+        insertMember(ctx.db, { id: newId("mem"), workspaceId: existing.id, userId, role: "owner", createdAt: now });
+        return { userId, workspaceId: existing.id };
+      }
+      const workspace = createWorkspaceWithOwner(ctx, userId, { name: "Operator" }, { operator: true });
+      return { userId, workspaceId: workspace.id };
+    })();
+    out(`created operator ${result.userId} (${email.toLowerCase()}), owner of operator workspace ${result.workspaceId}`);
+  } finally {
+    closeContext(ctx);
+  }
+}
+
+export function keyCreate(args: ParsedArgs): void {
+  const workspaceId = args.flags.workspace;
+  const scope = args.flags.scope;
+  if (typeof workspaceId !== "string") throw new ConfigError("key create needs --workspace ws_…");
+  if (scope !== "read-only" && scope !== "write" && scope !== "admin") throw new ConfigError("key create needs --scope read-only, write or admin");
+  const mode = args.flags.mode ?? "live";
+  if (mode !== "live" && mode !== "test") throw new ConfigError("--mode must be live or test");
+  const ctx = contextFrom(args);
+  try {
+    if (!findWorkspace(ctx.db, workspaceId)) throw new ConfigError(`no workspace ${workspaceId}`);
+    const name = typeof args.flags.name === "string" ? args.flags.name : `CLI key (${scope})`;
+    const { row, secret } = createApiKey(ctx, workspaceId, { name, scope: scope as Scope, mode }, null);
+    note(`created ${row.id} "${row.name}" (${row.scope}) in ${workspaceId}; the secret is shown only now:`);
+    out(secret);
+  } finally {
+    closeContext(ctx);
+  }
+}

@@ -1,0 +1,21 @@
+import { OPTIONS } from "../config/options.ts";
+
+export function helpText(): string {
+  const options = OPTIONS.map((o) => `  --${o.flag.padEnd(30)} ${o.env.padEnd(36)} ${o.help}`).join("\n");
+  return `Usage: parley <command> [flags]
+
+Commands:
+  serve                              run the API server (the default)
+  migrate                            apply pending database migrations and exit
+  version                            print the version
+  backup --out FILE                  write a consistent copy of the live database to FILE
+  user create --email E --password-stdin [--name N] [--operator]
+                                     create a user with their own workspace (--operator: in the operator workspace)
+  key create --workspace W --scope S [--name N] [--mode live|test]
+                                     create an API key (scope: read-only, write, admin); prints the secret once
+  help                               this text
+
+Settings (flag, environment variable; flags win):
+${options}
+`;
+}

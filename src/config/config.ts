@@ -1,0 +1,87 @@
+import { resolve } from "node:path";
+import { parseCidr, type Cidr } from "../lib/ip.ts";
+import { OPTIONS, type ConfigValues, type OptionSpec } from "./options.ts";
+
+/** The resolved configuration every part of the server reads. */
+export interface Config extends Omit<ConfigValues, "trustedProxies"> {
+  trustedProxies: Cidr[];
+  /** Limits from DESIGN.md; not operator options but kept here so tests can see one place. */
+  jsonBodyLimitBytes: number;
+}
+
+/** A problem with the operator's input: printed as one line, never with a stack. */
+export class ConfigError extends Error {}
+
+export type RawSettings = Partial<Record<keyof ConfigValues, string | boolean>>;
+
+const LOG_LEVELS = ["debug", "info", "warn", "error"];
+
+/** Reads env values for every option (flags are layered on top by the caller). */
+export function settingsFromEnv(env: Record<string, string | undefined>): RawSettings {
+  const settings: RawSettings = {};
+  for (const option of OPTIONS) {
+    const value = env[option.env];
+    if (value !== undefined && value !== "") settings[option.key] = value;
+  }
+  return settings;
+}
+
+export function buildConfig(settings: RawSettings): Config {
+  const values = {} as Record<string, unknown>;
+  for (const option of OPTIONS) {
+    const raw = settings[option.key];
+    values[option.key] = raw === undefined ? option.default : coerce(option, raw);
+  }
+  const v = values as unknown as ConfigValues;
+  if (v.port < 0 || v.port > 65535) throw new ConfigError(`--port must be between 0 and 65535, got ${v.port}`);
+  for (const key of ["rateLimitPerMinute", "publicRateLimitPerMinute"] as const) {
+    if (v[key] < 1) throw new ConfigError(`${flagOf(key)} must be at least 1 (a limit of 0 would lock everyone out)`);
+  }
+  if (!/^[a-z][a-z0-9]{0,19}$/.test(v.brandSlug)) {
+    throw new ConfigError(`--brand-slug must be 1-20 lowercase letters or digits starting with a letter, got "${v.brandSlug}"`);
+  }
+  if (!LOG_LEVELS.includes(v.logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
+  if (!["open", "closed"].includes(v.registration)) throw new ConfigError(`--registration must be open or closed`);
+  const trustedProxies = v.trustedProxies.map((entry) => {
+    const cidr = parseCidr(entry);
+    if (!cidr) throw new ConfigError(`--trusted-proxies: "${entry}" is not an IP address or CIDR range`);
+    return cidr;
+  });
+  for (const key of ["publicUrl", "dashboardUrl"] as const) {
+    if (v[key] && !/^https?:\/\/[^/]+/.test(v[key])) throw new ConfigError(`${flagOf(key)} must be an absolute http(s) URL`);
+    v[key] = v[key].replace(/\/+$/, "");
+  }
+  return { ...v, dataDir: resolve(v.dataDir), trustedProxies, jsonBodyLimitBytes: 1024 * 1024 };
+}
+
+/** The public base URL once the real port is known. */
+export function publicBaseUrl(config: Config, port: number): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+function coerce(option: OptionSpec, raw: string | boolean): unknown {
+  const flag = `--${option.flag}`;
+  switch (option.type) {
+    case "boolean":
+      if (typeof raw === "boolean") return raw;
+      if (["true", "1", "yes", "on"].includes(raw.toLowerCase())) return true;
+      if (["false", "0", "no", "off"].includes(raw.toLowerCase())) return false;
+      throw new ConfigError(`${flag} expects true or false, got "${raw}"`);
+    case "integer": {
+      if (typeof raw === "boolean" || !/^-?\d+$/.test(raw)) throw new ConfigError(`${flag} expects a whole number, got "${raw}"`);
+      return Number(raw);
+    }
+    case "list":
+      if (typeof raw === "boolean") throw new ConfigError(`${flag} expects a value`);
+      return raw.split(",").map((s) => s.trim()).filter(Boolean);
+    default:
+      if (typeof raw === "boolean") throw new ConfigError(`${flag} expects a value`);
+      return raw;
+  }
+}
+
+function flagOf(key: keyof ConfigValues): string {
+  return `--${OPTIONS.find((o) => o.key === key)!.flag}`;
+}

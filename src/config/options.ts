@@ -1,0 +1,43 @@
+// Every setting an operator can give, as a flag or a PARLEY_* variable. Flags win over env.
+export type OptionType = "string" | "integer" | "boolean" | "list";
+
+export interface OptionSpec {
+  key: keyof ConfigValues;
+  flag: string;
+  env: string;
+  type: OptionType;
+  default: string | number | boolean | string[];
+  help: string;
+}
+
+export interface ConfigValues {
+  host: string;
+  port: number;
+  dataDir: string;
+  publicUrl: string;
+  dashboardUrl: string;
+  allowPrivateUrls: boolean;
+  rateLimitPerMinute: number;
+  publicRateLimitPerMinute: number;
+  trustedProxies: string[];
+  brandName: string;
+  brandSlug: string;
+  registration: string;
+  logLevel: string;
+}
+
+export const OPTIONS: OptionSpec[] = [
+  { key: "host", flag: "host", env: "PARLEY_HOST", type: "string", default: "0.0.0.0", help: "address to listen on" },
+  { key: "port", flag: "port", env: "PARLEY_PORT", type: "integer", default: 8080, help: "port to listen on (0 picks a free one)" },
+  { key: "dataDir", flag: "data-dir", env: "PARLEY_DATA_DIR", type: "string", default: "./parley-data", help: "where the database, secrets and recordings live" },
+  { key: "publicUrl", flag: "public-url", env: "PARLEY_PUBLIC_URL", type: "string", default: "", help: "base URL used in links and event payloads (default http://localhost:<port>)" },
+  { key: "dashboardUrl", flag: "dashboard-url", env: "PARLEY_DASHBOARD_URL", type: "string", default: "", help: "dashboard URL used in e-mails (default <public-url>)" },
+  { key: "allowPrivateUrls", flag: "allow-private-urls", env: "PARLEY_ALLOW_PRIVATE_URLS", type: "boolean", default: false, help: "let webhooks and fetches reach http:// and private/loopback addresses" },
+  { key: "rateLimitPerMinute", flag: "rate-limit-per-minute", env: "PARLEY_RATE_LIMIT_PER_MINUTE", type: "integer", default: 100, help: "requests per minute per user or API key" },
+  { key: "publicRateLimitPerMinute", flag: "public-rate-limit-per-minute", env: "PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE", type: "integer", default: 30, help: "requests per minute per client IP on public endpoints" },
+  { key: "trustedProxies", flag: "trusted-proxies", env: "PARLEY_TRUSTED_PROXIES", type: "list", default: [], help: "comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed" },
+  { key: "brandName", flag: "brand-name", env: "PARLEY_BRAND_NAME", type: "string", default: "Parley", help: "product name shown to users and in the signature header" },
+  { key: "brandSlug", flag: "brand-slug", env: "PARLEY_BRAND_SLUG", type: "string", default: "parley", help: "lowercase slug used in API key prefixes (sk_<slug>_live_)" },
+  { key: "registration", flag: "registration", env: "PARLEY_REGISTRATION", type: "string", default: "open", help: "open: anyone may register; closed: only the CLI and invitations add users" },
+  { key: "logLevel", flag: "log-level", env: "PARLEY_LOG_LEVEL", type: "string", default: "info", help: "debug, info, warn or error" },
+];

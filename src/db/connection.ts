@@ -1,0 +1,42 @@
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import type BetterSqlite3 from "better-sqlite3";
+import * as schema from "./schema/index.ts";
+import { Database, sqliteVecPath } from "./native.ts";
+
+export type Sqlite = BetterSqlite3.Database;
+export type Db = BetterSQLite3Database<typeof schema>;
+
+/** Every pragma in one place. NORMAL is durable under WAL except for the last commits on power loss. */
+const PRAGMAS = [
+  "journal_mode = WAL",
+  "synchronous = NORMAL",
+  "foreign_keys = ON",
+  "busy_timeout = 5000",
+  "temp_store = MEMORY",
+  "cache_size = -16000",
+];
+
+export function openDatabase(path: string, cacheDir: string): { sqlite: Sqlite; db: Db } {
+  const sqlite = new Database(path);
+  for (const pragma of PRAGMAS) sqlite.pragma(pragma);
+  sqlite.loadExtension(extractSqliteVec(cacheDir));
+  return { sqlite, db: drizzle(sqlite, { schema }) };
+}
+
+/**
+ * Inside the executable the extension lives in Bun's virtual filesystem, which dlopen cannot read:
+ * copy it to a real file first (again whenever its size changes, so an upgrade replaces it).
+ */
+function extractSqliteVec(cacheDir: string): string {
+  if (!sqliteVecPath.startsWith("/$bunfs/")) return sqliteVecPath;
+  const target = join(cacheDir, "sqlite-vec-vec0.so");
+  const bytes = readFileSync(sqliteVecPath);
+  if (!existsSync(target) || statSync(target).size !== bytes.length) {
+    const temp = `${target}.${process.pid}.tmp`;
+    writeFileSync(temp, bytes, { mode: 0o755 });
+    renameSync(temp, target);
+  }
+  return target;
+}

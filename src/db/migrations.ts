@@ -1,0 +1,5 @@
+import { readMigrationsFolder } from "./embedded-migrations.macro.ts" with { type: "macro" };
+import type { EmbeddedMigration } from "./embedded-migrations.macro.ts";
+
+/** The migrations in journal order, read from migrations/ when the code is bundled or loaded. */
+export const MIGRATIONS: EmbeddedMigration[] = readMigrationsFolder();

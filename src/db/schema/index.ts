@@ -1,0 +1,6 @@
+// Every table, one file per family. drizzle-kit reads this to generate migrations/.
+export * from "./users.ts";
+export * from "./workspaces.ts";
+export * from "./api-keys.ts";
+export * from "./audit-log.ts";
+export * from "./idempotency.ts";

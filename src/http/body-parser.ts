@@ -1,0 +1,59 @@
+import { Elysia } from "elysia";
+import { ApiError } from "./errors.ts";
+import type { RouteIndex } from "./route-index.ts";
+
+/**
+ * JSON bodies only (unless a route declares another type), at most `limitBytes`, read as a stream
+ * so a lying or missing Content-Length cannot make us buffer more than the limit.
+ */
+export function bodyParser(routes: RouteIndex, limitBytes: number) {
+  return new Elysia({ name: "parley.body-parser" }).onParse({ as: "global" }, async ({ request, contentType, route }) => {
+    if (!request.body) return undefined;
+    const declared = request.headers.get("content-length");
+    if (declared === "0") return undefined;
+    const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+    if (type === "application/json" || type.endsWith("+json")) return parseJson(await readLimited(request, limitBytes));
+    const accepted = routes.find(request.method, route)?.bodyTypes ?? [];
+    if (accepted.includes(type)) return undefined; // Elysia's own parser handles the declared type
+    const text = await readLimited(request, limitBytes);
+    if (text.length === 0) return undefined;
+    const expected = ["application/json", ...accepted].join(", ");
+    throw new ApiError("unsupported_media_type", `Content-Type ${type || "(none)"} is not accepted here; send ${expected}`);
+  });
+}
+
+export async function readLimited(request: Request, limitBytes: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length"));
+  if (declared > limitBytes) throw tooLarge(limitBytes);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limitBytes) {
+      await reader.cancel();
+      throw tooLarge(limitBytes);
+    }
+    chunks.push(value);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new ApiError("malformed_json", "the body is not valid UTF-8");
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError("malformed_json", `the body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function tooLarge(limitBytes: number): ApiError {
+  return new ApiError("payload_too_large", `the body exceeds the ${Math.round(limitBytes / 1024)} KiB limit`);
+}

@@ -1,0 +1,63 @@
+import { Elysia, ValidationError } from "elysia";
+import type { AppContext } from "../core/context.ts";
+import { ApiError, problemBody, problemResponse, type ErrorCode, type FieldError } from "./errors.ts";
+import { settleIdempotency } from "./idempotency.ts";
+import { enforceRateLimit } from "./rate-limit.ts";
+import { createRequestMeta, findRequestMeta, type RequestMeta } from "./request-meta.ts";
+import type { RouteIndex } from "./route-index.ts";
+import { fieldErrors } from "./validation.ts";
+
+/** The one error handler: every failure leaves as RFC 9457 problem+json, never with a stack trace. */
+export function errorHandler(ctx: AppContext, routes: RouteIndex) {
+  return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error, request, route }) => {
+    const meta = findRequestMeta(request) ?? createRequestMeta(request, undefined, ctx.config, ctx.clock.now());
+    const headers = { ...meta.headers };
+    let problemCode: ErrorCode;
+    let detail: string;
+    let errors: FieldError[] | undefined;
+
+    if (error instanceof ApiError) {
+      problemCode = error.code;
+      detail = error.message;
+      errors = error.extra.errors;
+      Object.assign(headers, error.extra.headers);
+    } else if (code === "VALIDATION" && (error as ValidationError).type !== "response") {
+      problemCode = "validation_failed";
+      errors = fieldErrors(error as ValidationError, routes.find(request.method, route)?.hooks.query, request.url);
+      detail = errors.map((e) => `${e.field}: ${e.message}`).join("; ");
+    } else if (code === "NOT_FOUND") {
+      ({ problemCode, detail } = unmatchedRoute(ctx, routes, request, meta, headers));
+      Object.assign(headers, meta.headers);
+    } else if (code === "PARSE") {
+      problemCode = "malformed_json";
+      detail = "the body could not be parsed";
+    } else {
+      problemCode = "internal_error";
+      detail = `an unexpected error occurred; quote request id ${meta.id} when reporting it`;
+      ctx.logger.error("unhandled error", { request_id: meta.id, method: request.method, path: new URL(request.url).pathname, error, stack: (error as Error)?.stack });
+    }
+
+    const problem = problemBody(problemCode, detail, meta.id, errors);
+    meta.status = problem.status;
+    settleIdempotency(ctx, meta, problem.status, JSON.stringify(problem), "application/problem+json");
+    return problemResponse(problem, headers);
+  });
+}
+
+function unmatchedRoute(ctx: AppContext, routes: RouteIndex, request: Request, meta: RequestMeta, headers: Record<string, string>) {
+  const path = new URL(request.url).pathname;
+  const allowed = routes.methodsFor(path);
+  try {
+    // Probing for routes is anonymous traffic like any other.
+    enforceRateLimit(ctx.rateLimiter, meta, `ip:${meta.ip}`, ctx.config.publicRateLimitPerMinute);
+  } catch (error) {
+    const limited = error as ApiError;
+    Object.assign(headers, limited.extra.headers);
+    return { problemCode: limited.code, detail: limited.message };
+  }
+  if (allowed.length) {
+    headers.allow = allowed.join(", ");
+    return { problemCode: "method_not_allowed" as ErrorCode, detail: `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}` };
+  }
+  return { problemCode: "not_found" as ErrorCode, detail: `no route ${request.method} ${path}` };
+}

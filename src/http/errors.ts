@@ -1,0 +1,79 @@
+// The closed set of error codes (DESIGN.md "Errors"), their statuses, and the problem+json body.
+export const ERROR_CODES = {
+  bad_request: { status: 400, title: "Bad request" },
+  malformed_json: { status: 400, title: "Malformed JSON" },
+  unauthorized: { status: 401, title: "Unauthorized" },
+  token_expired: { status: 401, title: "Token expired" },
+  invalid_credentials: { status: 401, title: "Invalid credentials" },
+  insufficient_funds: { status: 402, title: "Insufficient funds" },
+  forbidden: { status: 403, title: "Forbidden" },
+  insufficient_scope: { status: 403, title: "Insufficient scope" },
+  not_found: { status: 404, title: "Not found" },
+  method_not_allowed: { status: 405, title: "Method not allowed" },
+  conflict: { status: 409, title: "Conflict" },
+  idempotency_key_reused: { status: 409, title: "Idempotency key reused" },
+  idempotency_in_progress: { status: 409, title: "Request in progress" },
+  gone: { status: 410, title: "Gone" },
+  payload_too_large: { status: 413, title: "Payload too large" },
+  unsupported_media_type: { status: 415, title: "Unsupported media type" },
+  validation_failed: { status: 422, title: "Validation failed" },
+  rate_limited: { status: 429, title: "Too many requests" },
+  internal_error: { status: 500, title: "Internal server error" },
+  service_unavailable: { status: 503, title: "Service unavailable" },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface FieldError {
+  /** Dotted path of the offending input, e.g. `email` or `window.start_hour`; `query.limit` for query strings. */
+  field: string;
+  message: string;
+}
+
+/** Thrown anywhere in a request; the one error handler turns it into problem+json. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    detail?: string,
+    readonly extra: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail ?? ERROR_CODES[code].title);
+    this.status = ERROR_CODES[code].status;
+  }
+}
+
+export const notFound = (what: string) => new ApiError("not_found", `${what} not found`);
+
+export const invalid = (field: string, message: string) =>
+  new ApiError("validation_failed", `${field}: ${message}`, { errors: [{ field, message }] });
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  request_id: string;
+  errors?: FieldError[];
+}
+
+export function problemBody(code: ErrorCode, detail: string, requestId: string, errors?: FieldError[]): Problem {
+  const { status, title } = ERROR_CODES[code];
+  return {
+    type: `urn:problem:${code}`, // brand-neutral: white-label instances must not point at our domain
+    title,
+    status,
+    detail,
+    code,
+    request_id: requestId,
+    ...(errors ? { errors } : {}),
+  };
+}
+
+export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(problem), {
+    status: problem.status,
+    headers: { ...headers, "content-type": "application/problem+json" },
+  });
+}

@@ -1,0 +1,97 @@
+import { and, eq, lt } from "drizzle-orm";
+import { Elysia, ElysiaCustomStatusResponse } from "elysia";
+import type { AppContext } from "../core/context.ts";
+import { idempotencyKeys } from "../db/schema/index.ts";
+import { sha256Hex } from "../lib/crypto.ts";
+import { DAY, MINUTE } from "../lib/time.ts";
+import { ApiError } from "./errors.ts";
+import { findRequestMeta, requestMeta, type RequestMeta } from "./request-meta.ts";
+
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+const RETENTION_MS = DAY;
+/** A claim older than this belongs to a request that died; let the retry take it over. */
+const ABANDONED_AFTER_MS = MINUTE;
+
+/**
+ * `Idempotency-Key` on POST: the first response (2xx or 4xx) is stored for 24 h and replayed to a
+ * repeat with the same body; the same key with a different body is 409. 5xx answers are not
+ * stored, so the client's retry really runs again.
+ */
+export function idempotency(ctx: AppContext) {
+  return new Elysia({ name: "parley.idempotency" })
+    .onBeforeHandle({ as: "global" }, ({ request, body, route }) => {
+      const key = request.headers.get(IDEMPOTENCY_HEADER);
+      if (request.method !== "POST" || key === null) return;
+      if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new ApiError("bad_request", "Idempotency-Key must be 1-255 visible ASCII characters");
+      const meta = requestMeta(request);
+      const scope = scopeOf(meta);
+      const requestHash = sha256Hex(`${request.method} ${route} ${new URL(request.url).pathname} ${JSON.stringify(body ?? null)}`);
+      const now = ctx.clock.now();
+      const existing = ctx.db
+        .select()
+        .from(idempotencyKeys)
+        .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)))
+        .get();
+      if (existing && existing.expiresAt > now) {
+        if (existing.requestHash !== requestHash) {
+          throw new ApiError("idempotency_key_reused", "this Idempotency-Key was used with a different request; use a new key");
+        }
+        if (existing.status !== null) {
+          meta.status = existing.status;
+          return new Response(existing.responseBody, {
+            status: existing.status,
+            headers: { ...meta.headers, "content-type": existing.contentType ?? "application/json", "idempotent-replayed": "true" },
+          });
+        }
+        if (now - existing.createdAt < ABANDONED_AFTER_MS) {
+          throw new ApiError("idempotency_in_progress", "a request with this Idempotency-Key is still being processed; retry shortly");
+        }
+      }
+      ctx.db
+        .insert(idempotencyKeys)
+        .values({ scope, key, requestHash, status: null, createdAt: now, expiresAt: now + RETENTION_MS })
+        .onConflictDoUpdate({
+          target: [idempotencyKeys.scope, idempotencyKeys.key],
+          set: { requestHash, status: null, responseBody: null, createdAt: now, expiresAt: now + RETENTION_MS },
+        })
+        .run();
+      meta.idempotency = { scope, key };
+    })
+    .onAfterHandle({ as: "global" }, ({ request, responseValue, set }) => {
+      const meta = findRequestMeta(request);
+      if (!meta?.idempotency) return;
+      const { status, body, contentType } = serialise(responseValue, set.status);
+      settleIdempotency(ctx, meta, status, body, contentType);
+    });
+}
+
+/** Stores the final answer (or frees the key after a 5xx). Called by the success path and the error handler. */
+export function settleIdempotency(ctx: AppContext, meta: RequestMeta, status: number, body: string, contentType: string): void {
+  const claim = meta.idempotency;
+  if (!claim) return;
+  meta.idempotency = undefined;
+  const where = and(eq(idempotencyKeys.scope, claim.scope), eq(idempotencyKeys.key, claim.key));
+  if (status >= 500) {
+    ctx.db.delete(idempotencyKeys).where(where).run();
+    return;
+  }
+  ctx.db.update(idempotencyKeys).set({ status, responseBody: body, contentType }).where(where).run();
+}
+
+export function pruneIdempotencyKeys(ctx: AppContext): number {
+  return ctx.db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, ctx.clock.now())).run().changes;
+}
+
+function scopeOf(meta: RequestMeta): string {
+  if (meta.principal) return `${meta.principal.workspaceId}:${meta.principal.apiKeyId ?? meta.principal.userId}`;
+  if (meta.session) return `user:${meta.session.userId}`;
+  return `ip:${meta.ip}`;
+}
+
+function serialise(value: unknown, setStatus: number | string | undefined): { status: number; body: string; contentType: string } {
+  if (value instanceof ElysiaCustomStatusResponse) {
+    return { status: value.code, body: JSON.stringify(value.response ?? null), contentType: "application/json" };
+  }
+  if (value instanceof Response) return { status: value.status, body: "", contentType: value.headers.get("content-type") ?? "" };
+  return { status: typeof setStatus === "number" ? setStatus : 200, body: JSON.stringify(value ?? null), contentType: "application/json" };
+}

@@ -1,0 +1,145 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../core/context.ts";
+import { VERSION } from "../core/version.ts";
+import { authPlugin } from "./auth.ts";
+import { Problem } from "./models.ts";
+import type { RouteAuth } from "./permissions.ts";
+import type { RouteIndex, RouteInfo } from "./route-index.ts";
+import { uncoerce } from "./validation.ts";
+
+type Json = Record<string, unknown>;
+
+const AUTH_DESCRIPTION: Record<RouteAuth, string> = {
+  public: "No credentials; rate-limited per client IP.",
+  read: "Any credential of the workspace: an API key of any scope, or a member's access token.",
+  write: "API key scope `write` or `admin`, or a member with role member, admin or owner.",
+  admin: "API key scope `admin`, or a member with role admin or owner.",
+  user: "A signed-in user's access token (not an API key).",
+  operator: "An `admin` credential of the instance operator's workspace.",
+};
+
+/** OpenAPI 3.1, generated from the routes' own TypeBox schemas and guards, so it cannot drift from the code. */
+export function buildOpenApi(ctx: AppContext, routes: RouteIndex): Json {
+  const paths: Record<string, Json> = {};
+  const tags = new Set<string>();
+  for (const route of routes.all()) {
+    if (!route.path.startsWith("/v1/") || route.method === "HEAD" || (route.hooks.detail as Json | undefined)?.hide) continue;
+    const operation = describeOperation(route);
+    for (const tag of (operation.tags as string[] | undefined) ?? []) tags.add(tag);
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: `${ctx.brand.name} API`,
+      version: VERSION,
+      description:
+        `REST API of ${ctx.brand.name}, a self-hosted platform for AI voice agents. Errors are RFC 9457 problem+json; lists use cursor pagination ` +
+        "(`limit`, `cursor` → `has_more`, `next_cursor`); POST accepts `Idempotency-Key`. Every response carries `RateLimit-Limit`, " +
+        "`RateLimit-Remaining` and `RateLimit-Reset`. `x-required-scope` on each operation names the credential it needs.",
+    },
+    servers: [{ url: ctx.publicUrl }],
+    tags: [...tags].sort().map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: `An API key (\`sk_${ctx.brand.slug}_live_…\`) or a user's access token from /v1/auth/login. Users may pick another of their workspaces with \`X-Workspace-Id\`.`,
+        },
+      },
+      schemas: { Problem: toJsonSchema(Problem) },
+    },
+  };
+}
+
+function describeOperation(route: RouteInfo): Json {
+  const detail = { ...((route.hooks.detail as Json | undefined) ?? {}) };
+  const auth = route.auth ?? "public";
+  const hasBody = Boolean(route.hooks.body);
+  const parameters: Json[] = [];
+  const pathNames = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+  const paramsSchema = toJsonSchema(route.hooks.params) as { properties?: Record<string, Json> } | undefined;
+  for (const name of pathNames) {
+    parameters.push({ name, in: "path", required: true, schema: paramsSchema?.properties?.[name] ?? { type: "string" } });
+  }
+  const query = toJsonSchema(route.hooks.query) as { properties?: Record<string, Json>; required?: string[] } | undefined;
+  for (const [name, schema] of Object.entries(query?.properties ?? {})) {
+    const { description, ...rest } = schema;
+    parameters.push({ name, in: "query", required: query?.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: rest });
+  }
+  if (route.method === "POST") {
+    parameters.push({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description: "Repeat a POST safely: the first response is replayed for 24 h; the same key with a different body is 409.",
+      schema: { type: "string", maxLength: 255 },
+    });
+  }
+  const operation: Json = {
+    ...detail,
+    description: [detail.description, `**Auth:** ${AUTH_DESCRIPTION[auth]}`].filter(Boolean).join("\n\n"),
+    "x-required-scope": auth,
+    security: auth === "public" ? [] : [{ bearerAuth: [] }],
+    parameters,
+    responses: { ...successResponses(route), ...errorResponses(route, auth, hasBody, pathNames.length > 0, Boolean(query)) },
+  };
+  if (hasBody) {
+    const schema = toJsonSchema(route.hooks.body);
+    const content: Json = { "application/json": { schema } };
+    for (const type of route.bodyTypes) content[type] = { schema: type === "multipart/form-data" ? schema : { type: "string" } };
+    operation.requestBody = { required: true, content };
+  }
+  return operation;
+}
+
+function successResponses(route: RouteInfo): Json {
+  const declared = route.hooks.response as Record<string, unknown> | undefined;
+  const out: Json = {};
+  for (const [status, schema] of Object.entries(declared ?? {})) {
+    if (!/^[1-5]\d\d$/.test(status)) continue;
+    const json = toJsonSchema(schema) as Json | undefined;
+    const description = (json?.description as string | undefined) ?? (status === "204" ? "No content" : "Success");
+    out[status] = json?.type === "void" || status === "204" ? { description } : { description, content: { "application/json": { schema: json } } };
+  }
+  if (Object.keys(out).length === 0) out["200"] = { description: "Success" };
+  return out;
+}
+
+function errorResponses(route: RouteInfo, auth: RouteAuth, hasBody: boolean, hasPathParams: boolean, hasQuery: boolean): Json {
+  const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } });
+  const out: Json = {};
+  if (hasBody) {
+    out["400"] = problem("Malformed JSON");
+    out["413"] = problem("Body over the size limit");
+    out["415"] = problem("Content-Type not accepted");
+  }
+  if (auth !== "public") {
+    out["401"] = problem("Missing, invalid or expired credential (`unauthorized`, `token_expired`)");
+    out["403"] = problem(auth === "user" ? "An API key was used where a user session is needed" : "The credential lacks the required scope (`insufficient_scope`)");
+  }
+  if (hasPathParams) out["404"] = problem("No such object in this workspace");
+  if (route.method === "POST") out["409"] = problem("Conflict, or an Idempotency-Key reused with a different body");
+  if (hasBody || hasQuery || hasPathParams) out["422"] = problem("Validation failed; `errors[]` names each field");
+  out["429"] = problem("Rate limit exceeded; see `Retry-After`");
+  return out;
+}
+
+/** TypeBox schemas are JSON Schema already; strip TypeBox's symbols and Elysia's query coercions. */
+function toJsonSchema(schema: unknown): Json | undefined {
+  if (!schema) return undefined;
+  return JSON.parse(JSON.stringify(uncoerce(schema))) as Json;
+}
+
+export function openApiRoutes(ctx: AppContext, routes: RouteIndex) {
+  let cached: Json | null = null;
+  const document = () => (cached ??= buildOpenApi(ctx, routes));
+  return new Elysia()
+    .use(authPlugin(ctx))
+    .get("/openapi.json", () => document(), { public: true, detail: { hide: true } })
+    .get("/v1/openapi.json", () => document(), { public: true, detail: { hide: true } });
+}

@@ -1,0 +1,49 @@
+import { ApiError } from "./errors.ts";
+
+export type Scope = "read-only" | "write" | "admin";
+export type Role = "owner" | "admin" | "member" | "viewer";
+
+/** What a route asks of its caller (the Auth column of ENDPOINTS.md). */
+export type RouteAuth = "public" | "read" | "write" | "admin" | "user" | "operator";
+export type WorkspaceLevel = "read" | "write" | "admin";
+
+const RANK: Record<WorkspaceLevel, number> = { read: 1, write: 2, admin: 3 };
+
+/** Both API key scopes and member roles land on the same three levels; one check serves both. */
+export const SCOPE_LEVEL: Record<Scope, WorkspaceLevel> = { "read-only": "read", write: "write", admin: "admin" };
+export const ROLE_LEVEL: Record<Role, WorkspaceLevel> = { viewer: "read", member: "write", admin: "admin", owner: "admin" };
+
+/** A credential resolved to the workspace it acts in. */
+export interface Principal {
+  kind: "user" | "api_key";
+  workspaceId: string;
+  level: WorkspaceLevel;
+  /** The user behind a JWT; for an API key, null. */
+  userId: string | null;
+  sessionId: string | null;
+  role: Role | null;
+  apiKeyId: string | null;
+  scope: Scope | null;
+  keyMode: "live" | "test" | null;
+  isOperatorWorkspace: boolean;
+}
+
+/** A signed-in user (dashboard session): user-level routes need a person, not a key. */
+export interface SessionPrincipal {
+  userId: string;
+  sessionId: string;
+  /** The workspace the session currently acts in, if the user still belongs to one. */
+  workspaceId: string | null;
+}
+
+export function requireLevel(principal: Principal, needed: WorkspaceLevel | "operator"): void {
+  if (needed === "operator") {
+    if (!principal.isOperatorWorkspace || principal.level !== "admin") {
+      throw new ApiError("forbidden", "this operation is reserved to an admin of the instance operator's workspace");
+    }
+    return;
+  }
+  if (RANK[principal.level] >= RANK[needed]) return;
+  const held = principal.kind === "api_key" ? `API key scope "${principal.scope}"` : `role "${principal.role}"`;
+  throw new ApiError("insufficient_scope", `this operation needs ${needed} access; the credential has ${held}`);
+}

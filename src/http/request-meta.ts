@@ -1,0 +1,66 @@
+import type { Config } from "../config/config.ts";
+import { cidrContains, formatIp, parseIp } from "../lib/ip.ts";
+import { randomBase62 } from "../lib/random.ts";
+import type { Principal, SessionPrincipal } from "./permissions.ts";
+
+/** What one request accumulates on its way through the plugins (auth, limits, idempotency, audit). */
+export interface RequestMeta {
+  id: string;
+  startedAt: number;
+  ip: string;
+  userAgent: string | null;
+  principal?: Principal;
+  session?: SessionPrincipal;
+  /** Headers every response to this request carries, errors included (request id, rate limits). */
+  headers: Record<string, string>;
+  idempotency?: { scope: string; key: string };
+  /** Final status, when an error handler produced the response. */
+  status?: number;
+}
+
+const metas = new WeakMap<Request, RequestMeta>();
+
+export function createRequestMeta(request: Request, peerAddress: string | undefined, config: Config, now: number): RequestMeta {
+  const incoming = request.headers.get("x-request-id");
+  const id = incoming && /^[\w.:-]{8,128}$/.test(incoming) ? incoming : `req_${randomBase62(20)}`;
+  const meta: RequestMeta = {
+    id,
+    startedAt: now,
+    ip: clientIp(peerAddress, request.headers.get("x-forwarded-for"), config),
+    userAgent: request.headers.get("user-agent")?.slice(0, 512) ?? null,
+    headers: { "x-request-id": id },
+  };
+  metas.set(request, meta);
+  return meta;
+}
+
+export function requestMeta(request: Request): RequestMeta {
+  const meta = metas.get(request);
+  if (!meta) throw new Error("request meta missing: the request-meta plugin must run first");
+  return meta;
+}
+
+export function findRequestMeta(request: Request): RequestMeta | undefined {
+  return metas.get(request);
+}
+
+/**
+ * The peer address, unless the peer is a trusted proxy: then the right-most X-Forwarded-For entry
+ * that is not itself a trusted proxy (entries further left are the client's own claims).
+ */
+export function clientIp(peer: string | undefined, forwardedFor: string | null, config: Config): string {
+  const peerBytes = peer ? parseIp(peer) : null;
+  const canonicalPeer = peerBytes ? formatIp(peerBytes) : (peer ?? "unknown");
+  if (!peerBytes || !forwardedFor || !isTrusted(peerBytes, config)) return canonicalPeer;
+  const hops = forwardedFor.split(",").map((hop) => hop.trim()).filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const bytes = parseIp(hops[i]);
+    if (!bytes) return canonicalPeer;
+    if (!isTrusted(bytes, config)) return formatIp(bytes);
+  }
+  return hops.length ? formatIp(parseIp(hops[0])!) : canonicalPeer;
+}
+
+function isTrusted(ip: Uint8Array, config: Config): boolean {
+  return config.trustedProxies.some((cidr) => cidrContains(cidr, ip));
+}

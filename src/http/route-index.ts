@@ -1,0 +1,71 @@
+import type { RouteAuth } from "./permissions.ts";
+
+/** What the server knows about each registered route, for 405s, content types and the OpenAPI document. */
+export interface RouteInfo {
+  method: string;
+  path: string;
+  auth: RouteAuth | null;
+  /** Non-JSON body types the route accepts (Elysia's `type` option), e.g. multipart uploads. */
+  bodyTypes: string[];
+  hooks: Record<string, unknown>;
+  pattern: RegExp;
+}
+
+interface ElysiaRoute {
+  method: string;
+  path: string;
+  hooks?: Record<string, unknown>;
+}
+
+const ELYSIA_TYPES: Record<string, string> = {
+  formdata: "multipart/form-data",
+  multipart: "multipart/form-data",
+  "multipart/form-data": "multipart/form-data",
+  text: "text/plain",
+  "text/plain": "text/plain",
+  urlencoded: "application/x-www-form-urlencoded",
+  "application/x-www-form-urlencoded": "application/x-www-form-urlencoded",
+  "text/csv": "text/csv",
+  arrayBuffer: "application/octet-stream",
+};
+
+export class RouteIndex {
+  private routes: RouteInfo[] = [];
+  private byKey = new Map<string, RouteInfo>();
+
+  /** Filled once the app has registered every module. */
+  load(routes: ElysiaRoute[]): void {
+    this.routes = routes
+      .filter((route) => route.method !== "ALL" && route.method !== "WS")
+      .map((route) => {
+        const hooks = route.hooks ?? {};
+        const detail = (hooks.detail ?? {}) as Record<string, unknown>;
+        const type = hooks.type;
+        const types = (Array.isArray(type) ? type : type ? [type] : []) as string[];
+        return {
+          method: route.method,
+          path: route.path,
+          auth: (detail["x-required-scope"] as RouteAuth | undefined) ?? null,
+          bodyTypes: types.map((t) => ELYSIA_TYPES[t] ?? t),
+          hooks,
+          pattern: new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`),
+        };
+      });
+    this.byKey = new Map(this.routes.map((route) => [`${route.method} ${route.path}`, route]));
+  }
+
+  all(): RouteInfo[] {
+    return this.routes;
+  }
+
+  find(method: string, path: string): RouteInfo | undefined {
+    return this.byKey.get(`${method} ${path}`);
+  }
+
+  /** Methods that exist for a concrete URL path (for 405 + Allow). */
+  methodsFor(urlPath: string): string[] {
+    const methods = new Set(this.routes.filter((route) => route.pattern.test(urlPath)).map((route) => route.method));
+    if (methods.has("GET")) methods.add("HEAD");
+    return [...methods].sort();
+  }
+}

@@ -1,0 +1,33 @@
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { Db } from "../../db/connection.ts";
+import { apiKeys } from "../../db/schema/index.ts";
+import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export function insertApiKey(db: Db, row: ApiKeyRow): void {
+  db.insert(apiKeys).values(row).run();
+}
+
+/** Live keys of one workspace; a revoked key is gone from the API (its audit rows stay). */
+export function findApiKey(db: Db, workspaceId: string, id: string): ApiKeyRow | undefined {
+  return db.select().from(apiKeys).where(and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).get();
+}
+
+export function listApiKeys(db: Db, workspaceId: string, page: PageRequest): ApiKeyRow[] {
+  return db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.workspaceId, workspaceId), isNull(apiKeys.revokedAt), afterCursor(apiKeys.createdAt, apiKeys.id, page.after)))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+    .limit(page.limit + 1)
+    .all();
+}
+
+export function renameApiKey(db: Db, workspaceId: string, id: string, name: string, now: number): boolean {
+  return db.update(apiKeys).set({ name, updatedAt: now }).where(and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).run().changes === 1;
+}
+
+export function revokeApiKey(db: Db, workspaceId: string, id: string, now: number): boolean {
+  return db.update(apiKeys).set({ revokedAt: now, updatedAt: now }).where(and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).run().changes === 1;
+}

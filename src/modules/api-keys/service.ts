@@ -1,0 +1,63 @@
+import type { AppContext } from "../../core/context.ts";
+import { invalid, notFound } from "../../http/errors.ts";
+import type { Scope } from "../../http/permissions.ts";
+import { sha256Hex } from "../../lib/crypto.ts";
+import { newId } from "../../lib/ids.ts";
+import { randomBase62 } from "../../lib/random.ts";
+import { findApiKey, insertApiKey, renameApiKey, revokeApiKey, type ApiKeyRow } from "./repo.ts";
+
+/** Secret length in base62 characters: 40 × log2(62) ≈ 238 bits. */
+const SECRET_LENGTH = 40;
+
+export function keyPrefix(brandSlug: string, mode: "live" | "test"): string {
+  return `sk_${brandSlug}_${mode}_`;
+}
+
+/** Creates a key; the full secret exists only in the return value, the database keeps its hash. */
+export function createApiKey(
+  ctx: AppContext,
+  workspaceId: string,
+  input: { name: string; scope: Scope; mode?: "live" | "test" },
+  createdBy: string | null,
+): { row: ApiKeyRow; secret: string } {
+  if (!input.name.trim()) throw invalid("name", "must not be blank");
+  const mode = input.mode ?? "live";
+  const prefix = keyPrefix(ctx.brand.slug, mode);
+  const secret = prefix + randomBase62(SECRET_LENGTH);
+  const now = ctx.clock.now();
+  const row: ApiKeyRow = {
+    id: newId("key"),
+    workspaceId,
+    name: input.name.trim(),
+    scope: input.scope,
+    mode,
+    prefix,
+    lastFour: secret.slice(-4),
+    secretHash: sha256Hex(secret),
+    createdBy,
+    createdAt: now,
+    updatedAt: now,
+    lastUsedAt: null,
+    revokedAt: null,
+  };
+  insertApiKey(ctx.db, row);
+  return { row, secret };
+}
+
+export function getApiKey(ctx: AppContext, workspaceId: string, id: string): ApiKeyRow {
+  ctx.writeBehind.flush(); // last_used_at is written behind; show the caller the current value
+  const row = findApiKey(ctx.db, workspaceId, id);
+  if (!row) throw notFound("API key");
+  return row;
+}
+
+export function renameKey(ctx: AppContext, workspaceId: string, id: string, name: string): ApiKeyRow {
+  if (!name.trim()) throw invalid("name", "must not be blank");
+  if (!renameApiKey(ctx.db, workspaceId, id, name.trim(), ctx.clock.now())) throw notFound("API key");
+  return getApiKey(ctx, workspaceId, id);
+}
+
+/** Revocation is immediate: every request looks the key up, so the next one fails. */
+export function revokeKey(ctx: AppContext, workspaceId: string, id: string): void {
+  if (!revokeApiKey(ctx.db, workspaceId, id, ctx.clock.now())) throw notFound("API key");
+}

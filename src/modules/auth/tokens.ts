@@ -1,0 +1,73 @@
+import { jwt } from "@elysiajs/jwt";
+import type { Clock } from "../../core/clock.ts";
+import { ApiError } from "../../http/errors.ts";
+import { randomBase62 } from "../../lib/random.ts";
+import { sha256Hex } from "../../lib/crypto.ts";
+
+export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+
+export interface AccessClaims {
+  /** User id. */
+  sub: string;
+  /** Session (refresh-token family) id: revoking it ends the access tokens too. */
+  sid: string;
+  /** Workspace the token acts in by default. */
+  ws: string | null;
+}
+
+type Signer = {
+  sign(claims: Record<string, unknown>): Promise<string>;
+  verify(token: string, options?: { currentDate?: Date; issuer?: string }): Promise<Record<string, unknown> | false>;
+};
+
+/** Access tokens: HS256 JWTs signed with a key derived from the instance secret. */
+export class AccessTokens {
+  private signer: Signer;
+
+  constructor(key: Uint8Array, private clock: Clock, private issuer: string) {
+    const plugin = jwt({ name: "jwt", secret: key, alg: "HS256", iss: issuer });
+    this.signer = (plugin as unknown as { decorator: { jwt: Signer } }).decorator.jwt;
+  }
+
+  issue(claims: AccessClaims): Promise<string> {
+    const exp = Math.floor(this.clock.now() / 1000) + ACCESS_TOKEN_TTL_SECONDS;
+    return this.signer.sign({ ...claims, exp });
+  }
+
+  /** Throws 401 `token_expired` for a genuine but expired token, `unauthorized` for anything else. */
+  async verify(token: string): Promise<AccessClaims> {
+    const now = new Date(this.clock.now());
+    const claims = await this.signer.verify(token, { currentDate: now, issuer: this.issuer });
+    if (claims && isAccessClaims(claims)) return claims;
+    const exp = unverifiedExpiry(token);
+    if (exp !== null && exp * 1000 <= now.getTime()) {
+      // Only say "expired" when the signature is ours: check it as of just before expiry.
+      const genuine = await this.signer.verify(token, { currentDate: new Date((exp - 1) * 1000), issuer: this.issuer });
+      if (genuine) throw new ApiError("token_expired", "the access token has expired; refresh it");
+    }
+    throw new ApiError("unauthorized", "the access token is not valid");
+  }
+}
+
+function isAccessClaims(value: Record<string, unknown>): value is AccessClaims & Record<string, unknown> {
+  return typeof value.sub === "string" && typeof value.sid === "string" && (value.ws === null || typeof value.ws === "string");
+}
+
+function unverifiedExpiry(token: string): number | null {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8"));
+    return typeof payload.exp === "number" ? payload.exp : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Opaque one-time secrets (refresh tokens, reset and invitation tokens): only their hash is stored. */
+export function newOpaqueToken(): { token: string; hash: string } {
+  const token = randomBase62(48);
+  return { token, hash: hashOpaqueToken(token) };
+}
+
+export function hashOpaqueToken(token: string): string {
+  return sha256Hex(token);
+}

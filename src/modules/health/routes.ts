@@ -1,0 +1,44 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../core/context.ts";
+import { VERSION } from "../../core/version.ts";
+import { authPlugin } from "../../http/auth.ts";
+import { docsFor } from "../../http/docs.ts";
+
+const doc = docsFor("Health");
+
+const Check = t.Object({ status: t.Union([t.Literal("ok"), t.Literal("failing")]), detail: t.Optional(t.String()) });
+
+export const Health = t.Object({
+  status: t.Union([t.Literal("ok"), t.Literal("degraded")]),
+  version: t.String(),
+  uptime_seconds: t.Integer(),
+  checks: t.Object({ database: Check, migrations: Check }),
+});
+
+export function healthRoutes(ctx: AppContext) {
+  return new Elysia().use(authPlugin(ctx)).get(
+    "/v1/health",
+    ({ set }) => {
+      const database = checkDatabase(ctx);
+      const migrations = { status: "ok" as const, detail: `${ctx.migrations.total} applied` };
+      const healthy = database.status === "ok";
+      if (!healthy) set.status = 503;
+      return {
+        status: healthy ? ("ok" as const) : ("degraded" as const),
+        version: VERSION,
+        uptime_seconds: Math.floor((ctx.clock.now() - ctx.startedAt) / 1000),
+        checks: { database, migrations },
+      };
+    },
+    { public: true, response: { 200: Health, 503: Health }, detail: doc("getHealth", "Liveness and readiness (database, job runner, providers)") },
+  );
+}
+
+function checkDatabase(ctx: AppContext): { status: "ok" | "failing"; detail?: string } {
+  try {
+    ctx.sqlite.prepare("SELECT 1").get();
+    return { status: "ok" };
+  } catch (error) {
+    return { status: "failing", detail: (error as Error).message };
+  }
+}

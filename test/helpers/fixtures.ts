@@ -1,0 +1,43 @@
+import { expect } from "bun:test";
+import type { ApiClient } from "./client.ts";
+
+let counter = 0;
+
+export function uniqueEmail(label = "user"): string {
+  return `${label}-${Date.now().toString(36)}-${++counter}@example.test`;
+}
+
+export interface RegisteredUser {
+  email: string;
+  password: string;
+  userId: string;
+  workspaceId: string;
+  token: string;
+  refreshToken: string;
+}
+
+export async function registerUser(api: ApiClient, label = "user"): Promise<RegisteredUser> {
+  const email = uniqueEmail(label);
+  const password = "correct horse battery";
+  const res = await api.post("/v1/auth/register", { email, password, name: label });
+  expect(res.status).toBe(201);
+  return { email, password, userId: res.body.user.id, workspaceId: res.body.workspace.id, token: res.body.access_token, refreshToken: res.body.refresh_token };
+}
+
+export async function createKey(api: ApiClient, token: string, scope: "read-only" | "write" | "admin", name = `${scope} key`) {
+  const res = await api.post("/v1/api-keys", { name, scope }, { token });
+  expect(res.status).toBe(201);
+  return { id: res.body.id as string, secret: res.body.key as string };
+}
+
+/** Invites `label` into the owner's workspace with `role` and returns the new member signed in there. */
+export async function addMember(api: ApiClient, owner: RegisteredUser, role: "admin" | "member" | "viewer", label = role) {
+  const user = await registerUser(api, label);
+  const invite = await api.post("/v1/workspaces/current/members", { email: user.email, role }, { token: owner.token });
+  expect(invite.status).toBe(201);
+  const accepted = await api.post(`/v1/workspaces/invitations/${invite.body.token}/accept`, undefined, { token: user.token });
+  expect(accepted.status).toBe(200);
+  const login = await api.post("/v1/auth/login", { email: user.email, password: user.password, workspace_id: owner.workspaceId });
+  expect(login.status).toBe(200);
+  return { ...user, memberId: accepted.body.id as string, token: login.body.access_token as string, workspaceId: owner.workspaceId };
+}

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildConfig, type RawSettings } from "../../src/config/config.ts";
+import { ManualClock } from "../../src/core/clock.ts";
+import { closeContext, createContext, type AppContext } from "../../src/core/context.ts";
+import { createLogger, type Logger } from "../../src/core/logger.ts";
+import { startServer } from "../../src/core/server.ts";
+import { ApiClient } from "./client.ts";
+
+export interface TestServer {
+  url: string;
+  ctx: AppContext;
+  clock: ManualClock;
+  /** Every line the server logged (password-reset links end up here). */
+  logs: string[];
+  api: ApiClient;
+  stop(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  settings?: RawSettings;
+  /** Start the fake clock here (epoch ms); default: now. */
+  startAt?: number;
+}
+
+/**
+ * A real server on an ephemeral loopback port with a temporary data dir and a fake clock.
+ * Rate limits default high so that only the tests about them meet them.
+ */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), "parley-test-"));
+  const config = buildConfig({
+    host: "127.0.0.1",
+    port: "0",
+    dataDir,
+    allowPrivateUrls: "true",
+    logLevel: "info",
+    rateLimitPerMinute: "100000",
+    publicRateLimitPerMinute: "100000",
+    ...options.settings,
+  });
+  const clock = new ManualClock(options.startAt ?? Date.now());
+  const logs: string[] = [];
+  const logger: Logger = createLogger("info", (line) => logs.push(line));
+  const ctx = createContext({ config, clock, logger });
+  const server = startServer(ctx);
+  return {
+    url: server.url,
+    ctx,
+    clock,
+    logs,
+    api: new ApiClient(server.url),
+    async stop() {
+      await server.stop();
+      closeContext(ctx);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
