@@ -31,7 +31,7 @@ export function openDatabase(path: string, cacheDir: string): { sqlite: Sqlite; 
  */
 function extractSqliteVec(cacheDir: string): string {
   if (!sqliteVecPath.startsWith("/$bunfs/")) return sqliteVecPath;
-  const target = join(cacheDir, "sqlite-vec-vec0.so");
+  const target = join(cacheDir, "vec0.so"); // SQLite derives the init symbol from this name
   const bytes = readFileSync(sqliteVecPath);
   if (!existsSync(target) || statSync(target).size !== bytes.length) {
     const temp = `${target}.${process.pid}.tmp`;

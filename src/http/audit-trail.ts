@@ -4,32 +4,43 @@ import { recordAudit } from "../modules/audit-log/writer.ts";
 import { findRequestMeta } from "./request-meta.ts";
 import type { RouteIndex } from "./route-index.ts";
 
-/** Every mutating request, and every API-key request, leaves an audit row in its workspace. */
+/**
+ * Every mutating request, and every API-key request, leaves an audit row in its workspace.
+ * Queued before the response leaves (after the handler, or by the error handler), so a client
+ * that reads the audit log next sees its previous request; the after-response hook catches the rest.
+ */
 export function auditTrail(ctx: AppContext, routes: RouteIndex) {
-  return new Elysia({ name: "parley.audit-trail" }).onAfterResponse({ as: "global" }, ({ request, route, responseValue, set }) => {
-    const meta = findRequestMeta(request);
-    if (!meta) return;
-    const principal = meta.principal;
-    const workspaceId = principal?.workspaceId ?? meta.session?.workspaceId;
-    if (!workspaceId) return;
-    const mutating = request.method !== "GET" && request.method !== "HEAD";
-    if (!mutating && principal?.kind !== "api_key") return;
-    const info = routes.find(request.method, route);
-    const operationId = (info?.hooks.detail as { operationId?: string } | undefined)?.operationId;
-    const actorUser = principal?.userId ?? meta.session?.userId ?? null;
-    recordAudit(ctx, {
-      workspaceId,
-      actorType: principal?.kind === "api_key" ? "api_key" : "user",
-      actorId: principal?.apiKeyId ?? actorUser,
-      apiKeyId: principal?.apiKeyId ?? null,
-      action: operationId ?? `${request.method} ${route}`,
-      method: request.method,
-      path: new URL(request.url).pathname,
-      status: meta.status ?? statusOf(responseValue, set.status),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-      requestId: meta.id,
+  return new Elysia({ name: "parley.audit-trail" })
+    .onAfterHandle({ as: "global" }, ({ request, route, responseValue, set }) => {
+      auditRequest(ctx, routes, request, route, statusOf(responseValue, set.status));
+    })
+    .onAfterResponse({ as: "global" }, ({ request, route, responseValue, set }) => {
+      auditRequest(ctx, routes, request, route, statusOf(responseValue, set.status));
     });
+}
+
+export function auditRequest(ctx: AppContext, routes: RouteIndex, request: Request, route: string, status: number): void {
+  const meta = findRequestMeta(request);
+  if (!meta || meta.audited) return;
+  const principal = meta.principal;
+  const workspaceId = principal?.workspaceId ?? meta.session?.workspaceId;
+  if (!workspaceId) return;
+  const mutating = request.method !== "GET" && request.method !== "HEAD";
+  if (!mutating && principal?.kind !== "api_key") return;
+  meta.audited = true;
+  const operationId = (routes.find(request.method, route)?.hooks.detail as { operationId?: string } | undefined)?.operationId;
+  recordAudit(ctx, {
+    workspaceId,
+    actorType: principal?.kind === "api_key" ? "api_key" : "user",
+    actorId: principal?.apiKeyId ?? principal?.userId ?? meta.session?.userId ?? null,
+    apiKeyId: principal?.apiKeyId ?? null,
+    action: operationId ?? `${request.method} ${route}`,
+    method: request.method,
+    path: new URL(request.url).pathname,
+    status: meta.status ?? status,
+    ip: meta.ip,
+    userAgent: meta.userAgent,
+    requestId: meta.id,
   });
 }
 

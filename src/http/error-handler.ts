@@ -1,6 +1,7 @@
 import { Elysia, ValidationError } from "elysia";
 import type { AppContext } from "../core/context.ts";
 import { ApiError, problemBody, problemResponse, type ErrorCode, type FieldError } from "./errors.ts";
+import { auditRequest } from "./audit-trail.ts";
 import { settleIdempotency } from "./idempotency.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
 import { createRequestMeta, findRequestMeta, type RequestMeta } from "./request-meta.ts";
@@ -9,7 +10,9 @@ import { fieldErrors } from "./validation.ts";
 
 /** The one error handler: every failure leaves as RFC 9457 problem+json, never with a stack trace. */
 export function errorHandler(ctx: AppContext, routes: RouteIndex) {
-  return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error, request, route }) => {
+  return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error: thrown, request, route }) => {
+    // Elysia wraps whatever the body parser throws; our own errors (413, 415) come out whole.
+    const error = code === "PARSE" && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown;
     const meta = findRequestMeta(request) ?? createRequestMeta(request, undefined, ctx.config, ctx.clock.now());
     const headers = { ...meta.headers };
     let problemCode: ErrorCode;
@@ -40,6 +43,7 @@ export function errorHandler(ctx: AppContext, routes: RouteIndex) {
     const problem = problemBody(problemCode, detail, meta.id, errors);
     meta.status = problem.status;
     settleIdempotency(ctx, meta, problem.status, JSON.stringify(problem), "application/problem+json");
+    auditRequest(ctx, routes, request, route, problem.status);
     return problemResponse(problem, headers);
   });
 }

@@ -26,7 +26,7 @@ export function buildOpenApi(ctx: AppContext, routes: RouteIndex): Json {
     if (!route.path.startsWith("/v1/") || route.method === "HEAD" || (route.hooks.detail as Json | undefined)?.hide) continue;
     const operation = describeOperation(route);
     for (const tag of (operation.tags as string[] | undefined) ?? []) tags.add(tag);
-    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    const path = route.path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1");
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operation;
   }
@@ -103,7 +103,7 @@ function successResponses(route: RouteInfo): Json {
   for (const [status, schema] of Object.entries(declared ?? {})) {
     if (!/^[1-5]\d\d$/.test(status)) continue;
     const json = toJsonSchema(schema) as Json | undefined;
-    const description = (json?.description as string | undefined) ?? (status === "204" ? "No content" : "Success");
+    const description = (json?.description as string | undefined) ?? ({ "201": "Created", "202": "Accepted", "204": "No content" }[status] ?? "Success");
     out[status] = json?.type === "void" || status === "204" ? { description } : { description, content: { "application/json": { schema: json } } };
   }
   if (Object.keys(out).length === 0) out["200"] = { description: "Success" };

@@ -1,0 +1,23 @@
+// Builds the single executable dist/parley: code, migrations (inlined by a macro), the SQLite
+// native addon and the sqlite-vec extension all inside; runs with no node_modules and no network.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..");
+const outfile = process.argv[2] ?? join(root, "dist", "parley");
+mkdirSync(join(outfile, ".."), { recursive: true });
+
+const started = performance.now();
+const result = await Bun.build({
+  entrypoints: [join(root, "src", "main.ts")],
+  compile: { outfile },
+  minify: { syntax: true, whitespace: true, identifiers: false },
+  sourcemap: "linked",
+  target: "bun",
+});
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  process.exit(1);
+}
+const size = Bun.file(outfile).size;
+console.log(`built ${outfile} (${(size / 1024 / 1024).toFixed(1)} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -1,0 +1,95 @@
+// Tenant isolation: workspace B's credentials never see or touch workspace A's objects.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { contractOperations, IMPLEMENTED, SESSION_ENDING } from "../helpers/contract.ts";
+import { addMember, createKey, registerUser, type RegisteredUser } from "../helpers/fixtures.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+let a: RegisteredUser;
+let b: RegisteredUser;
+let bKey: string;
+/** A real object of workspace A for every path template with an id in it. */
+const objectOfA: Record<string, string> = {};
+const idsOfA: string[] = [];
+
+/**
+ * Paths whose parameter is not a workspace object id, with the reason they are outside this matrix
+ * (each is covered by its own test).
+ */
+const NOT_WORKSPACE_OBJECTS: Record<string, string> = {
+  "/v1/workspaces/invitations/{token}/accept": "a one-time token addressed to an e-mail; members.test.ts checks a different user gets 403",
+};
+
+beforeAll(async () => {
+  server = await startTestServer();
+  a = await registerUser(server.api, "tenant-a");
+  b = await registerUser(server.api, "tenant-b");
+  const aKey = await createKey(server.api, a.token, "admin");
+  bKey = (await createKey(server.api, b.token, "admin")).secret;
+  const member = await addMember(server.api, a, "member", "a-member");
+  await server.api.get("/v1/workspaces/current", { token: aKey.secret }); // leaves an audit row
+  const audit = await server.api.get("/v1/audit-log", { token: a.token });
+  const session = await server.api.get("/v1/auth/sessions", { token: a.token });
+  objectOfA["/v1/api-keys/{id}"] = aKey.id;
+  objectOfA["/v1/workspaces/current/members/{id}"] = member.memberId;
+  objectOfA["/v1/audit-log/{id}"] = audit.body.data[0].id;
+  objectOfA["/v1/auth/sessions/{id}"] = session.body.data[0].id;
+  idsOfA.push(a.workspaceId, a.userId, aKey.id, member.memberId, member.userId, audit.body.data[0].id, session.body.data[0].id);
+});
+afterAll(() => server.stop());
+
+/** A valid body per mutating operation, so the answer is about ownership, not validation. */
+const VALID_BODY: Record<string, unknown> = {
+  "PATCH /v1/api-keys/{id}": { name: "renamed by B" },
+  "PATCH /v1/workspaces/current/members/{id}": { role: "viewer" },
+};
+/** Paths B itself typed show up in B's own audit log; they are B's knowledge, not a leak. */
+const pathsBTyped = new Set<string>();
+
+const operations = contractOperations().filter((op) => IMPLEMENTED.has(op.number) && op.auth !== "public");
+
+describe("cross-workspace matrix", () => {
+  test("every path with an id is covered", () => {
+    const withIds = operations.filter((op) => op.path.includes("{")).map((op) => op.path);
+    for (const path of withIds) expect(Boolean(objectOfA[path] || NOT_WORKSPACE_OBJECTS[path])).toBe(true);
+  });
+
+  for (const op of operations) {
+    test(`${op.number} ${op.method} ${op.path}`, async () => {
+      if (NOT_WORKSPACE_OBJECTS[op.path]) return;
+      // Logging out only ever ends the caller's own session; it would just end B's for the rest of the matrix.
+      if (SESSION_ENDING.has(`${op.method} ${op.path}`)) return;
+      const path = op.path.replace(/\{[^}]+\}/g, () => objectOfA[op.path]);
+      // B's owner session (user-level and workspace routes) and B's admin key (workspace routes).
+      const credentials = op.auth === "user" ? [b.token] : [b.token, bKey];
+      for (const token of credentials) {
+        const body = VALID_BODY[`${op.method} ${op.path}`] ?? (["POST", "PUT", "PATCH"].includes(op.method) ? {} : undefined);
+        pathsBTyped.add(path);
+        const res = await server.api.request(op.method, path, body, { token });
+        if (op.path.includes("{")) {
+          expect(`${res.status} ${res.body?.code}`).toBe("404 not_found");
+        }
+        let text = res.text;
+        for (const typed of pathsBTyped) text = text.replaceAll(`"path":"${typed}"`, "");
+        for (const id of idsOfA) expect(text).not.toContain(id);
+      }
+    });
+  }
+
+  test("A's objects are untouched after B's attempts", async () => {
+    const key = await server.api.get(`/v1/api-keys/${objectOfA["/v1/api-keys/{id}"]}`, { token: a.token });
+    expect(key.status).toBe(200);
+    expect(key.body.name).not.toBe("renamed by B");
+    const members = await server.api.get("/v1/workspaces/current/members", { token: a.token });
+    const member = members.body.data.find((m: any) => m.id === objectOfA["/v1/workspaces/current/members/{id}"]);
+    expect(member.role).toBe("member");
+    const sessions = await server.api.get("/v1/auth/sessions", { token: a.token });
+    expect(sessions.body.data.map((s: any) => s.id)).toContain(objectOfA["/v1/auth/sessions/{id}"]);
+  });
+
+  test("a member cannot switch into a workspace they do not belong to", async () => {
+    const res = await server.api.get("/v1/workspaces/current", { token: b.token, headers: { "x-workspace-id": a.workspaceId } });
+    expect(res.status).toBe(403);
+    expect(res.text).not.toContain(a.userId);
+  });
+});

@@ -1,0 +1,73 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { contractOperations, IMPLEMENTED, samePath } from "../helpers/contract.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+let doc: any;
+beforeAll(async () => {
+  server = await startTestServer();
+  doc = (await server.api.get("/openapi.json")).body;
+});
+afterAll(() => server.stop());
+
+function operations(): { method: string; path: string; op: any }[] {
+  return Object.entries(doc.paths).flatMap(([path, item]: [string, any]) => Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+}
+
+describe("OpenAPI document", () => {
+  test("is valid OpenAPI 3.1", async () => {
+    expect(doc.openapi).toBe("3.1.0");
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  test("is served at both addresses, identically", async () => {
+    const v1 = await server.api.get("/v1/openapi.json");
+    expect(v1.status).toBe(200);
+    expect(v1.body).toEqual(doc);
+  });
+
+  test("lists exactly the implemented operations of the contract, with the contract's auth", () => {
+    const contract = contractOperations().filter((c) => IMPLEMENTED.has(c.number));
+    const documented = operations();
+    expect(documented).toHaveLength(contract.length);
+    for (const c of contract) {
+      const match = documented.find((d) => d.method === c.method && samePath(d.path, c.path));
+      expect(match ? `${c.method} ${c.path}` : `missing ${c.method} ${c.path}`).toBe(`${c.method} ${c.path}`);
+      expect(`${c.method} ${c.path}: ${match!.op["x-required-scope"]}`).toBe(`${c.method} ${c.path}: ${c.auth}`);
+    }
+  });
+
+  test("every operation has an id, summary, tag, security, schemas and error responses", () => {
+    const ids = new Set<string>();
+    for (const { method, path, op } of operations()) {
+      const where = `${method} ${path}`;
+      expect(typeof op.operationId, where).toBe("string");
+      expect(ids.has(op.operationId), where).toBe(false);
+      ids.add(op.operationId);
+      expect(op.summary?.length, where).toBeGreaterThan(3);
+      expect(op.tags?.length, where).toBe(1);
+      expect(Array.isArray(op.security), where).toBe(true);
+      const statuses = Object.keys(op.responses);
+      expect(statuses.some((s) => s.startsWith("2")), where).toBe(true);
+      expect(statuses, where).toContain("429");
+      if (op["x-required-scope"] !== "public") expect(statuses, where).toEqual(expect.arrayContaining(["401", "403"]));
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        if (status.startsWith("2") && status !== "204") expect(response.content?.["application/json"]?.schema, `${where} ${status}`).toBeDefined();
+        if (/^4/.test(status)) expect(response.content["application/problem+json"].schema.$ref).toBe("#/components/schemas/Problem");
+      }
+      if (["POST", "PATCH", "PUT"].includes(method) && op.requestBody) {
+        expect(op.requestBody.content["application/json"].schema.type, where).toBe("object");
+      }
+      for (const param of op.parameters) expect(param.schema, `${where} ${param.name}`).toBeDefined();
+    }
+  });
+
+  test("query parameters are documented with their real types, not Elysia's coercion", () => {
+    const list = doc.paths["/v1/api-keys"].get;
+    const limit = list.parameters.find((p: any) => p.name === "limit");
+    expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 });
+  });
+});

@@ -1,0 +1,79 @@
+// Every implemented operation × every kind of credential: who gets in, who gets 401/403.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { contractOperations, IMPLEMENTED, SESSION_ENDING } from "../helpers/contract.ts";
+import { addMember, createKey, registerUser } from "../helpers/fixtures.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+type Kind = "owner" | "admin-member" | "member" | "viewer" | "admin-key" | "write-key" | "read-key" | "none";
+const KINDS: Kind[] = ["owner", "admin-member", "member", "viewer", "admin-key", "write-key", "read-key", "none"];
+const IS_KEY: Record<Kind, boolean> = { owner: false, "admin-member": false, member: false, viewer: false, "admin-key": true, "write-key": true, "read-key": true, none: false };
+const LEVEL: Record<Kind, number> = { owner: 3, "admin-member": 3, member: 2, viewer: 1, "admin-key": 3, "write-key": 2, "read-key": 1, none: 0 };
+const NEEDED: Record<string, number> = { read: 1, write: 2, admin: 3 };
+
+
+let server: TestServer;
+const tokens = {} as Record<Kind, string | undefined>;
+const logins = {} as Record<string, { email: string; password: string; workspaceId: string }>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const owner = await registerUser(server.api, "owner");
+  tokens.owner = owner.token;
+  logins.owner = owner;
+  for (const [kind, role] of [["admin-member", "admin"], ["member", "member"], ["viewer", "viewer"]] as const) {
+    const m = await addMember(server.api, owner, role);
+    tokens[kind] = m.token;
+    logins[kind] = m;
+  }
+  tokens["admin-key"] = (await createKey(server.api, owner.token, "admin")).secret;
+  tokens["write-key"] = (await createKey(server.api, owner.token, "write")).secret;
+  tokens["read-key"] = (await createKey(server.api, owner.token, "read-only")).secret;
+  tokens.none = undefined;
+});
+afterAll(() => server.stop());
+
+async function freshToken(kind: Kind): Promise<string | undefined> {
+  if (IS_KEY[kind] || kind === "none") return tokens[kind];
+  const login = logins[kind];
+  const res = await server.api.post("/v1/auth/login", { email: login.email, password: login.password, workspace_id: login.workspaceId });
+  return res.body.access_token;
+}
+
+function expectation(auth: string, kind: Kind): "allowed" | "unauthorized" | "insufficient_scope" | "forbidden" {
+  if (auth === "public") return "allowed";
+  if (kind === "none") return "unauthorized";
+  if (auth === "user") return IS_KEY[kind] ? "forbidden" : "allowed";
+  if (auth === "operator") return "forbidden"; // this workspace is not the operator's
+  return LEVEL[kind] >= NEEDED[auth] ? "allowed" : "insufficient_scope";
+}
+
+const operations = contractOperations().filter((op) => IMPLEMENTED.has(op.number));
+
+describe("scope matrix", () => {
+  test("covers every implemented operation", () => {
+    expect(operations).toHaveLength(IMPLEMENTED.size);
+  });
+
+  for (const op of operations) {
+    test(`${op.number} ${op.method} ${op.path} (${op.auth})`, async () => {
+      const path = op.path.replace(/\{[^}]+\}/g, "zz_doesnotexist");
+      for (const kind of KINDS) {
+        const token = SESSION_ENDING.has(`${op.method} ${op.path}`) ? await freshToken(kind) : tokens[kind];
+        // An empty JSON object: auth must be decided before the body is even validated.
+        const body = ["POST", "PATCH", "PUT"].includes(op.method) ? {} : undefined;
+        const res = await server.api.request(op.method, path, body, { token });
+        const expected = expectation(op.auth, kind);
+        const outcome = `${kind}: ${res.status} ${res.body?.code ?? ""}`;
+        if (expected === "allowed") {
+          expect(outcome).not.toMatch(/: 40[13] /);
+          expect(res.status).toBeLessThan(500);
+        } else if (expected === "unauthorized") {
+          expect(outcome).toBe(`${kind}: 401 unauthorized`);
+        } else {
+          expect(outcome).toBe(`${kind}: 403 ${expected}`);
+        }
+        expect(res.headers.get("content-type") ?? "").not.toContain("text/html");
+      }
+    });
+  }
+});

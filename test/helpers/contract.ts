@@ -1,0 +1,35 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** One row of the endpoint catalog (test/contract/ENDPOINTS.md, a copy of the shared contract). */
+export interface ContractOperation {
+  number: number;
+  method: string;
+  /** As written in the catalog: `/v1/agents/{id}`. */
+  path: string;
+  auth: string;
+  purpose: string;
+}
+
+export function contractOperations(): ContractOperation[] {
+  const text = readFileSync(join(import.meta.dir, "..", "contract", "ENDPOINTS.md"), "utf8");
+  const rows: ContractOperation[] = [];
+  for (const line of text.split("\n")) {
+    const cells = line.split("|").map((c) => c.trim());
+    if (cells.length < 7 || !/^\d+$/.test(cells[1])) continue;
+    rows.push({ number: Number(cells[1]), method: cells[2], path: cells[3], auth: cells[4], purpose: cells[5] });
+  }
+  return rows;
+}
+
+/** The numbers this codebase implements so far (ENDPOINTS.md numbering). */
+export const IMPLEMENTED = new Set([...Array.from({ length: 27 }, (_, i) => i + 1), 156]);
+
+/** `/v1/agents/{id}` → the matching key form used by the OpenAPI document (identical), and a regex for URLs. */
+export function samePath(a: string, b: string): boolean {
+  const norm = (p: string) => p.replace(/\{[^}]+\}/g, "{}");
+  return norm(a) === norm(b);
+}
+
+/** Operations that end the caller's own session: matrices give them a fresh session per call. */
+export const SESSION_ENDING = new Set(["POST /v1/auth/logout"]);
