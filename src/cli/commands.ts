@@ -76,15 +76,13 @@ export async function backup(args: ParsedArgs): Promise<void> {
   if (existsSync(path)) throw new ConfigError(`${path} already exists; choose a new file`);
   const ctx = contextFrom(args);
   try {
-    let lastShown = -1;
     await ctx.sqlite.backup(path, {
       progress({ totalPages, remainingPages }) {
-        const percent = totalPages ? Math.floor(((totalPages - remainingPages) / totalPages) * 100) : 100;
-        if (percent !== lastShown) note(`backup: ${percent}%`);
-        lastShown = percent;
-        return 256; // pages per step: small steps let the live server keep writing
+        note(`backup: ${Math.floor(((totalPages - remainingPages) / Math.max(totalPages, 1)) * 100)}% of ${totalPages} pages`);
+        return 256; // pages per step: small steps let the live server keep writing between them
       },
     });
+    note("backup: 100%, checking integrity");
     const copy = new Database(path, { readonly: true });
     const check = copy.pragma("integrity_check", { simple: true });
     copy.close();

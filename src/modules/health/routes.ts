@@ -12,7 +12,7 @@ export const Health = t.Object({
   status: t.Union([t.Literal("ok"), t.Literal("degraded")]),
   version: t.String(),
   uptime_seconds: t.Integer(),
-  checks: t.Object({ database: Check, migrations: Check }),
+  checks: t.Object({ database: Check, migrations: Check, vector_search: Check }),
 });
 
 export function healthRoutes(ctx: AppContext) {
@@ -21,13 +21,14 @@ export function healthRoutes(ctx: AppContext) {
     ({ set }) => {
       const database = checkDatabase(ctx);
       const migrations = { status: "ok" as const, detail: `${ctx.migrations.total} applied` };
-      const healthy = database.status === "ok";
+      const vectorSearch = checkVectorSearch(ctx);
+      const healthy = database.status === "ok" && vectorSearch.status === "ok";
       if (!healthy) set.status = 503;
       return {
         status: healthy ? ("ok" as const) : ("degraded" as const),
         version: VERSION,
         uptime_seconds: Math.floor((ctx.clock.now() - ctx.startedAt) / 1000),
-        checks: { database, migrations },
+        checks: { database, migrations, vector_search: vectorSearch },
       };
     },
     { public: true, response: { 200: Health, 503: Health }, detail: doc("getHealth", "Liveness and readiness (database, job runner, providers)") },
@@ -38,6 +39,15 @@ function checkDatabase(ctx: AppContext): { status: "ok" | "failing"; detail?: st
   try {
     ctx.sqlite.prepare("SELECT 1").get();
     return { status: "ok" };
+  } catch (error) {
+    return { status: "failing", detail: (error as Error).message };
+  }
+}
+
+function checkVectorSearch(ctx: AppContext): { status: "ok" | "failing"; detail?: string } {
+  try {
+    const row = ctx.sqlite.prepare("SELECT vec_version() AS version").get() as { version: string };
+    return { status: "ok", detail: `sqlite-vec ${row.version}` };
   } catch (error) {
     return { status: "failing", detail: (error as Error).message };
   }

@@ -1,0 +1,51 @@
+// The product is one file: build it, run it from `/` with no node_modules in sight, and use it.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ApiClient } from "../helpers/client.ts";
+import { ROOT, runParley, spawnServer, type ServerProcess } from "../helpers/process.ts";
+
+const work = mkdtempSync(join(tmpdir(), "parley-binary-"));
+const binary = join(work, "parley");
+let server: ServerProcess;
+
+beforeAll(async () => {
+  const build = Bun.spawnSync([process.execPath, join(ROOT, "scripts", "build.ts"), binary], { stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
+  // A clean environment: no PATH to bun, no NODE_PATH, run from the filesystem root.
+  server = await spawnServer([binary], ["--data-dir", join(work, "data")], { cwd: "/", env: { PATH: "/usr/bin:/bin", HOME: work } });
+}, 120_000);
+
+afterAll(async () => {
+  if (server) expect(await server.stop()).toBe(0);
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("the compiled executable", () => {
+  test("prints its version", async () => {
+    const result = await runParley([binary], ["version"], { cwd: "/" });
+    expect(result.stdout).toMatch(/^parley \d+\.\d+\.\d+/);
+  });
+
+  test("serves health, register, login and an authenticated call", async () => {
+    const api = new ApiClient(server.url);
+    const health = await api.get("/v1/health");
+    expect(health.status).toBe(200);
+    expect(health.body.status).toBe("ok");
+    expect(health.body.checks.vector_search).toEqual({ status: "ok", detail: expect.stringMatching(/^sqlite-vec v/) });
+    const registered = await api.post("/v1/auth/register", { email: "binary@example.test", password: "long enough pass" });
+    expect(registered.status).toBe(201);
+    const login = await api.post("/v1/auth/login", { email: "binary@example.test", password: "long enough pass" });
+    expect(login.status).toBe(200);
+    const key = await api.post("/v1/api-keys", { name: "smoke", scope: "read-only" }, { token: login.body.access_token });
+    expect(key.status).toBe(201);
+    const me = await api.get("/v1/auth/me", { token: key.body.key });
+    expect(me.status).toBe(200);
+    expect(me.body.workspace.id).toBe(registered.body.workspace.id);
+  });
+
+  test("extracted sqlite-vec into the data dir's cache before loading it", async () => {
+    expect(await Bun.file(join(work, "data", "cache", "vec0.so")).exists()).toBe(true);
+  });
+});

@@ -1,0 +1,159 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Database } from "../../src/db/native.ts";
+import { ApiClient } from "../helpers/client.ts";
+import { FROM_SOURCE, runParley, spawnServer } from "../helpers/process.ts";
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "parley-cli-"));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const expectOneLineError = (result: { exitCode: number; stderr: string }, pattern: RegExp) => {
+  expect(result.exitCode).not.toBe(0);
+  // Informational log lines may precede it; the failure itself is exactly one line.
+  const lines = result.stderr.trim().split("\n").filter((line) => line.startsWith("parley: error: "));
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(pattern);
+  expect(result.stderr).not.toMatch(/\bat .*:\d+:\d+/);
+};
+
+describe("operator mistakes get one clear line and a non-zero exit", () => {
+  test("a bad flag", async () => {
+    const result = await runParley(FROM_SOURCE, ["serve", "--prot", "8080"]);
+    expectOneLineError(result, /unknown flag --prot/);
+    expect(result.exitCode).toBe(2);
+    expectOneLineError(await runParley(FROM_SOURCE, ["serve", "--port", "eighty"]), /--port expects a whole number/);
+    expectOneLineError(await runParley(FROM_SOURCE, ["serve"], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "0" } }), /at least 1/);
+    expectOneLineError(await runParley(FROM_SOURCE, ["frobnicate"]), /unknown command/);
+  });
+
+  test("an unwritable data dir", async () => {
+    const file = join(tempDir(), "not-a-dir");
+    writeFileSync(file, "x");
+    const result = await runParley(FROM_SOURCE, ["serve", "--port", "0", "--data-dir", join(file, "data")]);
+    expectOneLineError(result, /data dir .* is not writable/);
+  });
+
+  test("a port in use", async () => {
+    const blocker = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("busy") });
+    try {
+      const result = await runParley(FROM_SOURCE, ["serve", "--host", "127.0.0.1", "--port", String(blocker.port), "--data-dir", tempDir()]);
+      expectOneLineError(result, new RegExp(`port ${blocker.port} is already in use`));
+    } finally {
+      blocker.stop(true);
+    }
+  });
+
+  test("a migration that fails stops start-up and names it", async () => {
+    const dir = tempDir();
+    const db = new Database(join(dir, "parley.db"));
+    db.exec("CREATE TABLE password_resets (id TEXT)"); // collides with the first migration
+    db.close();
+    const result = await runParley(FROM_SOURCE, ["serve", "--port", "0", "--data-dir", dir]);
+    expectOneLineError(result, /migration 0000_platform_core failed: .*password_resets/);
+  });
+});
+
+describe("commands", () => {
+  test("version and migrate", async () => {
+    const version = await runParley(FROM_SOURCE, ["version"]);
+    expect(version.stdout).toMatch(/^parley \d+\.\d+\.\d+\n$/);
+    const dir = tempDir();
+    const first = await runParley(FROM_SOURCE, ["migrate", "--data-dir", dir]);
+    expect(first.exitCode).toBe(0);
+    expect(first.stdout).toContain("applied 1 migration");
+    const second = await runParley(FROM_SOURCE, ["migrate"], { env: { PARLEY_DATA_DIR: dir } });
+    expect(second.stdout).toContain("up to date");
+  });
+
+  test("flags beat env", async () => {
+    const flagDir = tempDir();
+    const envDir = tempDir();
+    await runParley(FROM_SOURCE, ["migrate", "--data-dir", flagDir], { env: { PARLEY_DATA_DIR: envDir } });
+    expect(existsSync(join(flagDir, "parley.db"))).toBe(true);
+    expect(existsSync(join(envDir, "parley.db"))).toBe(false);
+  });
+
+  test("user create and key create give working credentials; the instance secret is private", async () => {
+    const dir = tempDir();
+    const created = await runParley(FROM_SOURCE, ["user", "create", "--email", "ops@example.test", "--password-stdin", "--operator", "--data-dir", dir], { stdin: "operator password\n" });
+    expect(created.exitCode).toBe(0);
+    const workspaceId = /operator workspace (ws_\w+)/.exec(created.stdout)![1];
+    const again = await runParley(FROM_SOURCE, ["user", "create", "--email", "ops@example.test", "--password-stdin", "--data-dir", dir], { stdin: "operator password\n" });
+    expect(again.exitCode).toBe(1);
+    const key = await runParley(FROM_SOURCE, ["key", "create", "--workspace", workspaceId, "--scope", "admin", "--data-dir", dir]);
+    expect(key.exitCode).toBe(0);
+    const secret = key.stdout.trim();
+    expect(secret).toMatch(/^sk_parley_live_/);
+    expect((Bun.file(join(dir, "instance.key")) as any).size).toBeGreaterThan(0);
+    const mode = (await import("node:fs")).statSync(join(dir, "instance.key")).mode & 0o777;
+    expect(mode).toBe(0o600);
+
+    const server = await spawnServer(FROM_SOURCE, ["--data-dir", dir]);
+    try {
+      const api = new ApiClient(server.url);
+      const me = await api.get("/v1/auth/me", { token: secret });
+      expect(me.body.workspace).toMatchObject({ id: workspaceId, is_operator: true });
+      const login = await api.post("/v1/auth/login", { email: "ops@example.test", password: "operator password" });
+      expect(login.status).toBe(200);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  test("backup of a live database opens and holds the same rows", async () => {
+    const dir = tempDir();
+    const server = await spawnServer(FROM_SOURCE, ["--data-dir", dir]);
+    const out = join(tempDir(), "backup.db");
+    try {
+      const api = new ApiClient(server.url);
+      const reg = await api.post("/v1/auth/register", { email: "backup@example.test", password: "long enough pass" });
+      for (let i = 0; i < 20; i++) await api.post("/v1/api-keys", { name: `k${i}`, scope: "read-only" }, { token: reg.body.access_token });
+      const backup = await runParley(FROM_SOURCE, ["backup", "--out", out, "--data-dir", dir]);
+      expect(backup.exitCode).toBe(0);
+      expect(backup.stdout).toContain("backup written");
+      expect(backup.stderr).toContain("backup: 100%");
+      expect((await runParley(FROM_SOURCE, ["backup", "--out", out, "--data-dir", dir])).exitCode).toBe(1);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    const live = new Database(join(dir, "parley.db"), { readonly: true });
+    const copy = new Database(out, { readonly: true });
+    try {
+      expect(copy.pragma("integrity_check", { simple: true })).toBe("ok");
+      for (const table of ["users", "workspaces", "members", "api_keys", "sessions"]) {
+        const rows = (db: typeof live) => db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all();
+        expect(rows(copy)).toEqual(rows(live));
+      }
+      expect((copy.prepare("SELECT count(*) AS n FROM api_keys").get() as { n: number }).n).toBe(20);
+    } finally {
+      live.close();
+      copy.close();
+    }
+  });
+
+  test("SIGTERM lets in-flight requests finish, then closes the database cleanly", async () => {
+    const dir = tempDir();
+    const server = await spawnServer(FROM_SOURCE, ["--data-dir", dir]);
+    const api = new ApiClient(server.url);
+    // Registration spends ~100 ms hashing the password: long enough to be in flight at the signal.
+    const inFlight = api.post("/v1/auth/register", { email: "late@example.test", password: "long enough pass" });
+    await Bun.sleep(20);
+    const exit = server.stop();
+    const res = await inFlight;
+    expect(res.status).toBe(201);
+    expect(await exit).toBe(0);
+    expect(server.stderr()).toContain("stopped cleanly");
+    await expect(fetch(server.url + "/v1/health")).rejects.toThrow();
+    expect(existsSync(join(dir, "parley.db-wal")) ? Bun.file(join(dir, "parley.db-wal")).size : 0).toBe(0);
+    const db = new Database(join(dir, "parley.db"), { readonly: true });
+    expect((db.prepare("SELECT count(*) AS n FROM users").get() as { n: number }).n).toBe(1);
+    db.close();
+  });
+});
