@@ -58,7 +58,7 @@ describe("problem+json for each error class", () => {
     });
     const res = await fetch(`${server.url}/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
     expect(res.status).toBe(413);
-    expect((await res.json()).code).toBe("payload_too_large");
+    expect(((await res.json()) as { code: string }).code).toBe("payload_too_large");
   });
 
   test("415 for a body that is not JSON", async () => {

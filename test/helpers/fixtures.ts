@@ -31,7 +31,7 @@ export async function createKey(api: ApiClient, token: string, scope: "read-only
 }
 
 /** Invites `label` into the owner's workspace with `role` and returns the new member signed in there. */
-export async function addMember(api: ApiClient, owner: RegisteredUser, role: "admin" | "member" | "viewer", label = role) {
+export async function addMember(api: ApiClient, owner: RegisteredUser, role: "admin" | "member" | "viewer", label: string = role) {
   const user = await registerUser(api, label);
   const invite = await api.post("/v1/workspaces/current/members", { email: user.email, role }, { token: owner.token });
   expect(invite.status).toBe(201);
