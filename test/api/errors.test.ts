@@ -1,15 +1,9 @@
 // Every error class leaves as RFC 9457 problem+json with a machine-readable code and no stack trace.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { registerUser, type RegisteredUser } from "../helpers/fixtures.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { describe, expect, test } from "bun:test";
+import { serverWithUser } from "../helpers/fixtures.ts";
+import { startTestServer } from "../helpers/server.ts";
 
-let server: TestServer;
-let user: RegisteredUser;
-beforeAll(async () => {
-  server = await startTestServer();
-  user = await registerUser(server.api);
-});
-afterAll(() => server.stop());
+const s = serverWithUser();
 
 function expectProblem(res: { status: number; headers: Headers; body: any; text: string }, status: number, code: string) {
   expect(res.status).toBe(status);
@@ -23,32 +17,32 @@ function expectProblem(res: { status: number; headers: Headers; body: any; text:
 
 describe("problem+json for each error class", () => {
   test("404 for an unknown route", async () => {
-    const res = await server.api.get("/v1/nothing-here");
+    const res = await s.server.api.get("/v1/nothing-here");
     expectProblem(res, 404, "not_found");
     expect(res.body.detail).toContain("/v1/nothing-here");
   });
 
   test("404 for a missing object", async () => {
-    expectProblem(await server.api.get("/v1/api-keys/key_missing", { token: user.token }), 404, "not_found");
+    expectProblem(await s.server.api.get("/v1/api-keys/key_missing", { token: s.user.token }), 404, "not_found");
   });
 
   test("405 with Allow for a known path and the wrong method", async () => {
-    const res = await server.api.request("PUT", "/v1/auth/login", { a: 1 });
+    const res = await s.server.api.request("PUT", "/v1/auth/login", { a: 1 });
     expectProblem(res, 405, "method_not_allowed");
     expect(res.headers.get("allow")).toBe("POST");
-    const withId = await server.api.request("POST", "/v1/api-keys/key_x", {}, { token: user.token });
+    const withId = await s.server.api.request("POST", "/v1/api-keys/key_x", {}, { token: s.user.token });
     expectProblem(withId, 405, "method_not_allowed");
     expect(withId.headers.get("allow")).toBe("DELETE, GET, HEAD, PATCH");
   });
 
   test("400 for malformed JSON", async () => {
-    const res = await server.api.post("/v1/auth/login", undefined, { raw: '{"email": "a@b.c", ' });
+    const res = await s.server.api.post("/v1/auth/login", undefined, { raw: '{"email": "a@b.c", ' });
     expectProblem(res, 400, "malformed_json");
   });
 
   test("413 for a body over 1 MiB, declared or streamed", async () => {
     const big = JSON.stringify({ email: "a@b.c", password: "x".repeat(1024 * 1024) });
-    expectProblem(await server.api.post("/v1/auth/login", undefined, { raw: big }), 413, "payload_too_large");
+    expectProblem(await s.server.api.post("/v1/auth/login", undefined, { raw: big }), 413, "payload_too_large");
     // Chunked upload with no Content-Length: the limit still holds while reading.
     const stream = new ReadableStream({
       start(controller) {
@@ -56,53 +50,53 @@ describe("problem+json for each error class", () => {
         controller.close();
       },
     });
-    const res = await fetch(`${server.url}/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+    const res = await fetch(`${s.server.url}/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
     expect(res.status).toBe(413);
     expect(((await res.json()) as { code: string }).code).toBe("payload_too_large");
   });
 
   test("415 for a body that is not JSON", async () => {
-    const res = await server.api.post("/v1/auth/login", undefined, { raw: "email=a@b.c&password=x", contentType: "application/x-www-form-urlencoded" });
+    const res = await s.server.api.post("/v1/auth/login", undefined, { raw: "email=a@b.c&password=x", contentType: "application/x-www-form-urlencoded" });
     expectProblem(res, 415, "unsupported_media_type");
     expect(res.body.detail).toContain("application/json");
   });
 
   test("422 names every offending field, including unknown ones and query parameters", async () => {
-    const res = await server.api.post("/v1/api-keys", { name: "", scope: "everything", colour: "red" }, { token: user.token });
+    const res = await s.server.api.post("/v1/api-keys", { name: "", scope: "everything", colour: "red" }, { token: s.user.token });
     expectProblem(res, 422, "validation_failed");
     const fields = res.body.errors.map((e: any) => e.field).sort();
     expect(fields).toEqual(["colour", "name", "scope"]);
     expect(res.body.errors.find((e: any) => e.field === "scope").message).toBe("must be one of: read-only, write, admin");
     expect(res.body.errors.find((e: any) => e.field === "colour").message).toBe("is not a known field");
 
-    const query = await server.api.get("/v1/api-keys?limit=500", { token: user.token });
+    const query = await s.server.api.get("/v1/api-keys?limit=500", { token: s.user.token });
     expectProblem(query, 422, "validation_failed");
     expect(query.body.errors[0].field).toBe("limit");
-    const notNumber = await server.api.get("/v1/api-keys?limit=many", { token: user.token });
+    const notNumber = await s.server.api.get("/v1/api-keys?limit=many", { token: s.user.token });
     expect(notNumber.body.errors[0].field).toBe("limit");
-    const cursor = await server.api.get("/v1/api-keys?cursor=garbage", { token: user.token });
+    const cursor = await s.server.api.get("/v1/api-keys?cursor=garbage", { token: s.user.token });
     expectProblem(cursor, 422, "validation_failed");
     expect(cursor.body.errors[0].field).toBe("cursor");
 
-    const missing = await server.api.post("/v1/auth/register", { password: "long enough pass" });
+    const missing = await s.server.api.post("/v1/auth/register", { password: "long enough pass" });
     expect(missing.body.errors).toEqual([{ field: "email", message: expect.any(String) }]);
-    const notObject = await server.api.post("/v1/auth/login", [1, 2]);
+    const notObject = await s.server.api.post("/v1/auth/login", [1, 2]);
     expectProblem(notObject, 422, "validation_failed");
   });
 
   test("401 for missing and invalid credentials", async () => {
-    expectProblem(await server.api.get("/v1/auth/me"), 401, "unauthorized");
-    expectProblem(await server.api.get("/v1/auth/me", { token: "sk_parley_live_nope" }), 401, "unauthorized");
-    expectProblem(await server.api.get("/v1/auth/me", { headers: { authorization: "Basic Zm9vOmJhcg==" } }), 401, "unauthorized");
+    expectProblem(await s.server.api.get("/v1/auth/me"), 401, "unauthorized");
+    expectProblem(await s.server.api.get("/v1/auth/me", { token: "sk_parley_live_nope" }), 401, "unauthorized");
+    expectProblem(await s.server.api.get("/v1/auth/me", { headers: { authorization: "Basic Zm9vOmJhcg==" } }), 401, "unauthorized");
   });
 
   test("403 for an insufficient scope", async () => {
-    const key = await server.api.post("/v1/api-keys", { name: "ro", scope: "read-only" }, { token: user.token });
-    expectProblem(await server.api.post("/v1/api-keys", { name: "x", scope: "admin" }, { token: key.body.key }), 403, "insufficient_scope");
+    const key = await s.server.api.post("/v1/api-keys", { name: "ro", scope: "read-only" }, { token: s.user.token });
+    expectProblem(await s.server.api.post("/v1/api-keys", { name: "x", scope: "admin" }, { token: key.body.key }), 403, "insufficient_scope");
   });
 
   test("409 for a conflict", async () => {
-    expectProblem(await server.api.post("/v1/auth/register", { email: user.email, password: "whatever long" }), 409, "conflict");
+    expectProblem(await s.server.api.post("/v1/auth/register", { email: s.user.email, password: "whatever long" }), 409, "conflict");
   });
 
   test("429 past the rate limit", async () => {
@@ -117,7 +111,7 @@ describe("problem+json for each error class", () => {
   });
 
   test("a request id sent by the client is echoed", async () => {
-    const res = await server.api.get("/v1/nothing", { headers: { "x-request-id": "client-trace-12345" } });
+    const res = await s.server.api.get("/v1/nothing", { headers: { "x-request-id": "client-trace-12345" } });
     expect(res.headers.get("x-request-id")).toBe("client-trace-12345");
     expect(res.body.request_id).toBe("client-trace-12345");
   });

@@ -1,5 +1,6 @@
-import { expect } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import type { ApiClient } from "./client.ts";
+import { startTestServer, type TestServer, type TestServerOptions } from "./server.ts";
 
 let counter = 0;
 
@@ -40,4 +41,15 @@ export async function addMember(api: ApiClient, owner: RegisteredUser, role: "ad
   const login = await api.post("/v1/auth/login", { email: user.email, password: user.password, workspace_id: owner.workspaceId });
   expect(login.status).toBe(200);
   return { ...user, memberId: accepted.body.id as string, token: login.body.access_token as string, workspaceId: owner.workspaceId };
+}
+
+/** One server for the whole test file and one registered user on it (ready inside tests). */
+export function serverWithUser(label = "user", options?: TestServerOptions): { server: TestServer; user: RegisteredUser } {
+  const state = {} as { server: TestServer; user: RegisteredUser };
+  beforeAll(async () => {
+    state.server = await startTestServer(options);
+    state.user = await registerUser(state.server.api, label);
+  });
+  afterAll(() => state.server?.stop());
+  return state;
 }
