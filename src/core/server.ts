@@ -1,5 +1,6 @@
 import { createApp } from "../app.ts";
 import { ConfigError, publicBaseUrl } from "../config/config.ts";
+import { startSystemSweeps } from "../scheduler/system-sweeps.ts";
 import type { AppContext } from "./context.ts";
 
 /** Bun's own cap; each route enforces its real limit (1 MiB JSON, larger uploads where declared). */
@@ -26,9 +27,13 @@ export function startServer(ctx: AppContext): RunningServer {
   const server = app.server!;
   const port = server.port!;
   ctx.publicUrl = publicBaseUrl(ctx.config, port);
+  const sweeps = startSystemSweeps(ctx);
   return {
     port,
     url: `http://${ctx.config.host.includes(":") ? `[${ctx.config.host}]` : ctx.config.host === "0.0.0.0" ? "127.0.0.1" : ctx.config.host}:${port}`,
-    stop: () => server.stop(false),
+    async stop() {
+      sweeps.stop();
+      await server.stop(false);
+    },
   };
 }

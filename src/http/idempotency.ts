@@ -3,6 +3,7 @@ import { Elysia, ElysiaCustomStatusResponse } from "elysia";
 import type { AppContext } from "../core/context.ts";
 import { idempotencyKeys } from "../db/schema/index.ts";
 import { sha256Hex } from "../lib/crypto.ts";
+import { seal, unseal } from "../lib/sealed.ts";
 import { DAY, MINUTE } from "../lib/time.ts";
 import { ApiError } from "./errors.ts";
 import { findRequestMeta, requestMeta, type RequestMeta } from "./request-meta.ts";
@@ -13,9 +14,9 @@ const RETENTION_MS = DAY;
 const ABANDONED_AFTER_MS = MINUTE;
 
 /**
- * `Idempotency-Key` on POST: the first response (2xx or 4xx) is stored for 24 h and replayed to a
- * repeat with the same body; the same key with a different body is 409. 5xx answers are not
- * stored, so the client's retry really runs again.
+ * `Idempotency-Key` on POST: the first response (2xx or 4xx) is stored, encrypted, for 24 h and
+ * replayed to the same credential repeating the same body; the same key with a different body is
+ * 409. 5xx answers are not stored, so the client's retry really runs again.
  */
 export function idempotency(ctx: AppContext) {
   return new Elysia({ name: "parley.idempotency" })
@@ -38,7 +39,7 @@ export function idempotency(ctx: AppContext) {
         }
         if (existing.status !== null) {
           meta.status = existing.status;
-          return new Response(existing.responseBody, {
+          return new Response(existing.responseBody ? unseal(ctx.keys.encryption, existing.responseBody) : null, {
             status: existing.status,
             headers: { ...meta.headers, "content-type": existing.contentType ?? "application/json", "idempotent-replayed": "true" },
           });
@@ -75,7 +76,8 @@ export function settleIdempotency(ctx: AppContext, meta: RequestMeta, status: nu
     ctx.db.delete(idempotencyKeys).where(where).run();
     return;
   }
-  ctx.db.update(idempotencyKeys).set({ status, responseBody: body, contentType }).where(where).run();
+  // Sealed: a replayed answer may hold a secret shown once (a new API key's `key`).
+  ctx.db.update(idempotencyKeys).set({ status, responseBody: body ? seal(ctx.keys.encryption, body) : null, contentType }).where(where).run();
 }
 
 export function pruneIdempotencyKeys(ctx: AppContext): number {

@@ -12,6 +12,9 @@ describe("Idempotency-Key on POST", () => {
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
+    // The stored copy holds the key's secret, so it is encrypted at rest.
+    const stored = JSON.stringify(s.server.ctx.sqlite.prepare("SELECT * FROM idempotency_keys").all());
+    expect(stored).not.toContain(first.body.key);
     const list = await s.server.api.get("/v1/api-keys", { token: s.user.token });
     expect(list.body.data.filter((k: any) => k.name === "ci")).toHaveLength(1);
   });

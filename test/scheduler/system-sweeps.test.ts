@@ -1,0 +1,30 @@
+import { expect, test } from "bun:test";
+import { checkpoint, pruneExpiredRows } from "../../src/scheduler/system-sweeps.ts";
+import { serverWithUser } from "../helpers/fixtures.ts";
+
+const s = serverWithUser();
+
+test("expired idempotency keys, reset tokens and long-ended sessions are pruned; live ones stay", async () => {
+  const { api, ctx, clock } = s.server;
+  await api.post("/v1/api-keys", { name: "k", scope: "write" }, { token: s.user.token, headers: { "idempotency-key": "old" } });
+  await api.post("/v1/auth/password/forgot", { email: s.user.email });
+  const extra = await api.post("/v1/auth/login", { email: s.user.email, password: s.user.password });
+  await api.post("/v1/auth/logout", undefined, { token: extra.body.access_token });
+  const count = (table: string) => (ctx.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+
+  expect(pruneExpiredRows(ctx)).toEqual({ idempotencyKeys: 0, passwordResets: 0, sessions: 0 });
+  clock.advance(31 * 24 * 60 * 60 * 1000);
+  const pruned = pruneExpiredRows(ctx);
+  expect(pruned.idempotencyKeys).toBe(1);
+  expect(pruned.passwordResets).toBe(1);
+  expect(pruned.sessions).toBeGreaterThanOrEqual(1);
+  expect(count("idempotency_keys")).toBe(0);
+  // Deleting a session takes its refresh tokens with it.
+  expect((ctx.sqlite.prepare("SELECT count(*) AS n FROM refresh_tokens WHERE session_id NOT IN (SELECT id FROM sessions)").get() as { n: number }).n).toBe(0);
+});
+
+test("checkpoint empties the WAL", () => {
+  checkpoint(s.server.ctx);
+  const [row] = s.server.ctx.sqlite.pragma("wal_checkpoint(PASSIVE)") as { busy: number; log: number }[];
+  expect(row.log).toBe(0);
+});
