@@ -1,0 +1,409 @@
+// API benchmark of the shipped binary (dist/parley): cold start, idle memory, and requests/s and latency
+// of a few authenticated endpoints next to a bare Bun.serve. Prints figures to compare, never pass/fail.
+// Usage: bun scripts/bench/api.ts [--rebuild] [--starts 5] [--concurrency 32] [--duration 5] [--warmup 1]
+import type { Subprocess } from "bun";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { cpus, release, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import type { LoadConfig, LoadResult } from "./load.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const BINARY = join(ROOT, "dist", "parley");
+const BUN = process.execPath;
+const HEALTH_POLL_MS = 5;
+const READY_TIMEOUT_MS = 15_000;
+const SEED_KEYS = 50;
+// High enough that the rate limiter answers every request but never refuses one.
+const NO_RATE_LIMITS = { PARLEY_RATE_LIMIT_PER_MINUTE: "100000000", PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: "100000000" };
+
+interface Options {
+  rebuild: boolean;
+  starts: number;
+  concurrency: number;
+  durationMs: number;
+  warmupMs: number;
+}
+
+interface Server {
+  name: string;
+  proc: Subprocess;
+  url: string;
+  logFile: string;
+}
+
+interface Scenario {
+  label: string;
+  result: LoadResult;
+  /** The server's resident memory right after the scenario, to spot growth across scenarios. */
+  rssAfterMiB: number;
+}
+
+// ---------------------------------------------------------------- child processes and cleanup
+
+const children = new Set<Subprocess>();
+const tempRoot = mkdtempSync(join(tmpdir(), "parley-bench-"));
+
+type Output = "pipe" | "inherit" | "ignore" | number;
+
+function spawnTracked(cmd: string[], io: { stdout?: Output; stderr?: Output; env?: Record<string, string> } = {}): Subprocess {
+  const proc = Bun.spawn(cmd, {
+    cwd: ROOT,
+    env: { ...process.env, ...io.env },
+    stdin: "ignore",
+    stdout: io.stdout ?? "inherit",
+    stderr: io.stderr ?? "inherit",
+  });
+  children.add(proc);
+  void proc.exited.then(() => children.delete(proc));
+  return proc;
+}
+
+/** Runs a server with stdout and stderr appended to one log file (read back on failure and for errors). */
+function spawnServer(cmd: string[], logFile: string, env: Record<string, string> = {}): Subprocess {
+  const fd = openSync(logFile, "a");
+  try {
+    return spawnTracked(cmd, { stdout: fd, stderr: fd, env });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function stop(proc: Subprocess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  proc.kill("SIGTERM");
+  const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(5_000).then(() => false)]);
+  if (!exited) {
+    proc.kill("SIGKILL");
+    await proc.exited;
+  }
+}
+
+function cleanupNow(): void {
+  for (const proc of children) proc.kill("SIGKILL");
+  rmSync(tempRoot, { recursive: true, force: true });
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  process.stderr.write(`\n${signal}: stopping children and removing ${tempRoot}\n`);
+  cleanupNow();
+  process.exit(130);
+}
+
+// ---------------------------------------------------------------- helpers
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      rebuild: { type: "boolean", default: false },
+      starts: { type: "string", default: "5" },
+      concurrency: { type: "string", default: "32" },
+      duration: { type: "string", default: "5" },
+      warmup: { type: "string", default: "1" },
+    },
+  });
+  const positive = (name: string, value: string) => {
+    const n = Number(value);
+    if (!(n > 0)) throw new Error(`--${name} expects a positive number, got "${value}"`);
+    return n;
+  };
+  return {
+    rebuild: values.rebuild,
+    starts: Math.round(positive("starts", values.starts)),
+    concurrency: Math.round(positive("concurrency", values.concurrency)),
+    durationMs: positive("duration", values.duration) * 1000,
+    warmupMs: positive("warmup", values.warmup) * 1000,
+  };
+}
+
+function freePort(): number {
+  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = listener.port;
+  listener.stop(true);
+  return port;
+}
+
+function freshDir(name: string): string {
+  const dir = join(tempRoot, `${name}-${Math.random().toString(36).slice(2, 8)}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Resident and peak resident memory of a process, in MiB. */
+function memoryMiB(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+  return { rss: kib("VmRSS") / 1024, peak: kib("VmHWM") / 1024 };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function tail(file: string, lines = 20): string {
+  return existsSync(file) ? readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n") : "(no log)";
+}
+
+/** Polls until `url` answers 200; returns when that happened (performance.now()). */
+async function waitForOk(url: string, server: Server): Promise<number> {
+  const deadline = performance.now() + READY_TIMEOUT_MS;
+  while (performance.now() < deadline) {
+    if (server.proc.exitCode !== null) throw new Error(`${server.name} exited with ${server.proc.exitCode}:\n${tail(server.logFile)}`);
+    const response = await fetch(url).catch(() => null);
+    if (response?.status === 200) {
+      await response.arrayBuffer();
+      return performance.now();
+    }
+    await response?.arrayBuffer();
+    await Bun.sleep(HEALTH_POLL_MS);
+  }
+  throw new Error(`${server.name} did not answer 200 on ${url} within ${READY_TIMEOUT_MS} ms:\n${tail(server.logFile)}`);
+}
+
+// ---------------------------------------------------------------- servers
+
+async function ensureBinary(rebuild: boolean): Promise<void> {
+  if (existsSync(BINARY) && !rebuild) return;
+  const build = spawnTracked([BUN, join(ROOT, "scripts", "build.ts")]);
+  if ((await build.exited) !== 0) throw new Error("bun scripts/build.ts failed");
+}
+
+/** Starts dist/parley and waits for /v1/health; `startupMs` is spawn → first 200. */
+async function startParley(name: string, dataDir: string, env: Record<string, string> = {}): Promise<{ server: Server; startupMs: number }> {
+  const port = freePort();
+  const logFile = join(tempRoot, `${name}.log`);
+  const started = performance.now();
+  const proc = spawnServer([BINARY, "serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir], logFile, env);
+  const server: Server = { name, proc, url: `http://127.0.0.1:${port}`, logFile };
+  const ready = await waitForOk(`${server.url}/v1/health`, server);
+  return { server, startupMs: ready - started };
+}
+
+async function startHello(): Promise<Server> {
+  const port = freePort();
+  const logFile = join(tempRoot, "hello.log");
+  const proc = spawnServer([BUN, join(import.meta.dir, "hello.ts"), String(port)], logFile);
+  const server: Server = { name: "bare Bun.serve", proc, url: `http://127.0.0.1:${port}`, logFile };
+  await waitForOk(server.url, server);
+  return server;
+}
+
+// ---------------------------------------------------------------- measurements
+
+async function measureColdStarts(runs: number): Promise<{ fresh: number[]; existing: number[] }> {
+  // One uncounted start so the first measured one does not pay for paging in the ~100 MiB binary.
+  const reusedDir = freshDir("cold-existing");
+  await stop((await startParley("cold-warmup", reusedDir, NO_RATE_LIMITS)).server.proc);
+
+  const fresh: number[] = [];
+  const existing: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const a = await startParley(`cold-fresh-${i}`, freshDir("cold-fresh"), NO_RATE_LIMITS);
+    await stop(a.server.proc);
+    fresh.push(a.startupMs);
+    const b = await startParley(`cold-existing-${i}`, reusedDir, NO_RATE_LIMITS);
+    await stop(b.server.proc);
+    existing.push(b.startupMs);
+  }
+  return { fresh, existing };
+}
+
+async function postJson(url: string, body: unknown, token?: string): Promise<Record<string, unknown>> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+  const json = (await response.json()) as Record<string, unknown>;
+  if (response.status !== 201) throw new Error(`POST ${url} answered ${response.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Registers a user and creates one admin key plus SEED_KEYS more so the list endpoint has pages. */
+async function seed(baseUrl: string): Promise<{ jwt: string; apiKey: string }> {
+  const registered = await postJson(`${baseUrl}/v1/auth/register`, { email: "bench@example.com", password: "bench-password-1", name: "Bench" });
+  const jwt = registered.access_token as string;
+  const created = await postJson(`${baseUrl}/v1/api-keys`, { name: "bench", scope: "admin" }, jwt);
+  for (let i = 0; i < SEED_KEYS; i++) await postJson(`${baseUrl}/v1/api-keys`, { name: `filler ${i}`, scope: "read-only" }, jwt);
+  return { jwt, apiKey: created.key as string };
+}
+
+async function runLoad(server: Server, path: string, token: string | null, options: Options): Promise<LoadResult> {
+  const config: LoadConfig = {
+    url: server.url + path,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    concurrency: options.concurrency,
+    warmupMs: options.warmupMs,
+    durationMs: options.durationMs,
+    serverPid: server.proc.pid,
+  };
+  const loader = spawnTracked([BUN, join(import.meta.dir, "load.ts"), JSON.stringify(config)], { stdout: "pipe" });
+  const output = await new Response(loader.stdout as ReadableStream).text();
+  if ((await loader.exited) !== 0) throw new Error(`load generator failed for ${path}`);
+  return JSON.parse(output) as LoadResult;
+}
+
+async function runScenario(label: string, server: Server, path: string, token: string | null, options: Options): Promise<Scenario> {
+  const result = await runLoad(server, path, token, options);
+  return { label, result, rssAfterMiB: memoryMiB(server.proc.pid).rss };
+}
+
+// ---------------------------------------------------------------- report
+
+const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
+const mib = (value: number) => `${value.toFixed(1)} MiB`;
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((_, i) => Math.max(header[i].length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
+
+function unexpectedStatuses(result: LoadResult): string {
+  const odd = Object.entries(result.statuses).filter(([status]) => status !== "200");
+  return odd.length ? odd.map(([status, n]) => `${n}×${status}`).join(" ") : "0";
+}
+
+function scenarioTable(baseline: Scenario, scenarios: Scenario[]): string {
+  const rows = [baseline, ...scenarios].map(({ label, result, rssAfterMiB }) => [
+    label,
+    result.requestsPerSecond.toFixed(0),
+    ms(result.latencyMs.p50),
+    ms(result.latencyMs.p90),
+    ms(result.latencyMs.p99),
+    ms(result.latencyMs.max),
+    `${(result.requestsPerSecond / baseline.result.requestsPerSecond).toFixed(2)}x`,
+    `${result.serverCpuPercent.toFixed(0)}%`,
+    `${result.loaderCpuPercent.toFixed(0)}%`,
+    rssAfterMiB.toFixed(0),
+    unexpectedStatuses(result),
+  ]);
+  const header = ["scenario", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "vs bare", "server CPU", "loadgen CPU", "RSS MiB", "non-200"];
+  const notes = [baseline, ...scenarios]
+    .filter(({ result }) => result.loaderCpuPercent > result.serverCpuPercent)
+    .map(({ label }) => `note: the load generator used more CPU than the server in "${label}", so that figure is partly bounded by the client.`);
+  return [table(header, rows), ...notes].join("\n");
+}
+
+function serverErrors(logFile: string): string[] {
+  return readFileSync(logFile, "utf8").split("\n").filter((line) => /\b(ERROR|WARN)\b/.test(line));
+}
+
+interface Results {
+  cold: { fresh: number[]; existing: number[] };
+  memory: { parleyIdle: Memory; parleyAfterLoad: Memory; helloIdle: Memory };
+  baseline: Scenario;
+  scenarios: Scenario[];
+  serverErrors: string[];
+}
+
+type Memory = ReturnType<typeof memoryMiB>;
+
+function coldRow(label: string, values: number[]): string[] {
+  return [label, ms(Math.min(...values)), ms(median(values)), ms(Math.max(...values))];
+}
+
+function printReport(results: Results, options: Options): void {
+  const { cold, memory } = results;
+  const cpu = cpus();
+  const bunVersion = Bun.spawnSync([BUN, "--version"]).stdout.toString().trim();
+  const binary = statSync(BINARY);
+
+  console.log(`\n== machine: nproc ${navigator.hardwareConcurrency}, ${cpu[0]?.model ?? "unknown CPU"}, Linux ${release()}, bun ${bunVersion}`);
+  console.log(`   binary ${BINARY}: ${mib(binary.size / 1024 / 1024)}, built ${binary.mtime.toISOString()}`);
+
+  console.log(`\n== cold start: spawn → first 200 from GET /v1/health (polled every ${HEALTH_POLL_MS} ms), ${options.starts} runs each`);
+  console.log(table(["data dir", "min ms", "median ms", "max ms"], [coldRow("fresh (creates DB, runs migrations)", cold.fresh), coldRow("existing", cold.existing)]));
+
+  console.log("\n== memory (VmRSS; peak is VmHWM)");
+  const memoryRow = (label: string, m: Memory) => [label, mib(m.rss), mib(m.peak)];
+  console.log(
+    table(
+      ["process", "RSS", "peak"],
+      [
+        memoryRow("parley, idle after start", memory.parleyIdle),
+        memoryRow("parley, idle 1 s after the load", memory.parleyAfterLoad),
+        memoryRow("bare Bun.serve, idle", memory.helloIdle),
+      ],
+    ),
+  );
+
+  const window = `${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s`;
+  console.log(`\n== throughput and latency: ${options.concurrency} keep-alive connections, ${window} per scenario, load generator in its own process`);
+  console.log("   (CPU as % of one core over the measured window; RSS of the server right after the scenario)");
+  console.log(scenarioTable(results.baseline, results.scenarios));
+
+  if (results.serverErrors.length) {
+    console.log(`\nparley logged ${results.serverErrors.length} warning/error line(s) under load, e.g.:`);
+    console.log(results.serverErrors.slice(0, 5).join("\n"));
+  }
+}
+
+// ---------------------------------------------------------------- runs
+
+async function measureBaseline(options: Options): Promise<{ baseline: Scenario; helloIdle: Memory }> {
+  const hello = await startHello();
+  await Bun.sleep(500);
+  const helloIdle = memoryMiB(hello.proc.pid);
+  const baseline = await runScenario("bare Bun.serve (baseline)", hello, "/", null, options);
+  await stop(hello.proc);
+  return { baseline, helloIdle };
+}
+
+async function measureParley(options: Options): Promise<Pick<Results, "scenarios" | "serverErrors"> & { parleyIdle: Memory; parleyAfterLoad: Memory }> {
+  const { server } = await startParley("load", freshDir("load"), NO_RATE_LIMITS);
+  await Bun.sleep(500);
+  const parleyIdle = memoryMiB(server.proc.pid);
+  const { jwt, apiKey } = await seed(server.url);
+  const plan: [label: string, path: string, token: string][] = [
+    ["GET /v1/auth/me (API key)", "/v1/auth/me", apiKey],
+    ["GET /v1/api-keys?limit=20 (API key)", "/v1/api-keys?limit=20", apiKey],
+    ["GET /v1/auth/me (JWT)", "/v1/auth/me", jwt],
+  ];
+  const scenarios: Scenario[] = [];
+  for (const [label, path, token] of plan) {
+    console.log(`parley: ${label}…`);
+    scenarios.push(await runScenario(label, server, path, token, options));
+  }
+  await Bun.sleep(1_000);
+  const parleyAfterLoad = memoryMiB(server.proc.pid);
+  await stop(server.proc);
+  return { scenarios, serverErrors: serverErrors(server.logFile), parleyIdle, parleyAfterLoad };
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  await ensureBinary(options.rebuild);
+
+  console.log(`cold start: ${options.starts} runs each with a fresh and an existing data dir (plus one uncounted)…`);
+  const cold = await measureColdStarts(options.starts);
+  console.log("baseline: bare Bun.serve…");
+  const { baseline, helloIdle } = await measureBaseline(options);
+  const parley = await measureParley(options);
+
+  printReport(
+    {
+      cold,
+      memory: { parleyIdle: parley.parleyIdle, parleyAfterLoad: parley.parleyAfterLoad, helloIdle },
+      baseline,
+      scenarios: parley.scenarios,
+      serverErrors: parley.serverErrors,
+    },
+    options,
+  );
+}
+
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench failed: ${(error as Error)?.stack ?? String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  await Promise.all([...children].map(stop));
+  rmSync(tempRoot, { recursive: true, force: true });
+}
