@@ -22,7 +22,36 @@ export function openDatabase(path: string, cacheDir: string): { sqlite: Sqlite; 
   const sqlite = new Database(path);
   for (const pragma of PRAGMAS) sqlite.pragma(pragma);
   sqlite.loadExtension(extractSqliteVec(cacheDir));
-  return { sqlite, db: drizzle(sqlite, { schema }) };
+  return { sqlite, db: drizzle(withStatementCache(sqlite), { schema }) };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * drizzle compiles a fresh SQLite statement for every query it runs (~20 µs each); the same SQL
+ * text comes back on every request, so keep the compiled statements (LRU) and hand them out again.
+ */
+function withStatementCache(sqlite: Sqlite): Sqlite {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  const prepare = (source: string) => {
+    let statement = cache.get(source);
+    if (statement) {
+      cache.delete(source); // re-insert: Map order is our recency order
+    } else {
+      statement = sqlite.prepare(source);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, statement);
+    // drizzle switches a statement to array rows when it wants them; start every use in object mode.
+    return statement.reader ? statement.raw(false) : statement;
+  };
+  return new Proxy(sqlite, {
+    get(target, property) {
+      if (property === "prepare") return prepare;
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 /**

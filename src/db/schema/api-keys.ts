@@ -16,4 +16,4 @@ export const apiKeys = sqliteTable("api_keys", {
   updatedAt: integer("updated_at").notNull(),
   lastUsedAt: integer("last_used_at"),
   revokedAt: integer("revoked_at"),
-}, (t) => [uniqueIndex("api_keys_secret_hash_unique").on(t.secretHash), index("api_keys_workspace_idx").on(t.workspaceId, t.createdAt)]);
+}, (t) => [uniqueIndex("api_keys_secret_hash_unique").on(t.secretHash), index("api_keys_workspace_idx").on(t.workspaceId, t.createdAt, t.id)]);

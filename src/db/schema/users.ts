@@ -22,7 +22,7 @@ export const sessions = sqliteTable("sessions", {
   expiresAt: integer("expires_at").notNull(),
   revokedAt: integer("revoked_at"),
   revokeReason: text("revoke_reason"),
-}, (t) => [index("sessions_user_idx").on(t.userId, t.createdAt)]);
+}, (t) => [index("sessions_user_idx").on(t.userId, t.createdAt, t.id)]);
 
 /** Every refresh token a session has issued; a used one presented again means theft. */
 export const refreshTokens = sqliteTable("refresh_tokens", {

@@ -22,7 +22,8 @@ export const members = sqliteTable("members", {
   updatedAt: integer("updated_at").notNull(),
 }, (t) => [
   uniqueIndex("members_workspace_user_unique").on(t.workspaceId, t.userId),
-  index("members_user_idx").on(t.userId),
+  index("members_workspace_idx").on(t.workspaceId, t.createdAt, t.id),
+  index("members_user_idx").on(t.userId, t.createdAt, t.id),
 ]);
 
 export const invitations = sqliteTable("invitations", {

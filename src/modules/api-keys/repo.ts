@@ -1,5 +1,6 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
+import { prepared } from "../../db/prepared.ts";
 import { apiKeys } from "../../db/schema/index.ts";
 import { afterCursor, type PageRequest } from "../../http/pagination.ts";
 
@@ -10,8 +11,16 @@ export function insertApiKey(db: Db, row: ApiKeyRow): void {
 }
 
 /** Live keys of one workspace; a revoked key is gone from the API (its audit rows stay). */
+const liveKeyById = prepared((db) =>
+  db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.workspaceId, sql.placeholder("workspaceId")), eq(apiKeys.id, sql.placeholder("id")), isNull(apiKeys.revokedAt)))
+    .prepare(),
+);
+
 export function findApiKey(db: Db, workspaceId: string, id: string): ApiKeyRow | undefined {
-  return db.select().from(apiKeys).where(and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).get();
+  return liveKeyById(db).get({ workspaceId, id });
 }
 
 export function listApiKeys(db: Db, workspaceId: string, page: PageRequest): ApiKeyRow[] {

@@ -6,7 +6,7 @@ import { IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
 import { ApiKey, ApiKeyCreate, ApiKeyUpdate, ApiKeyWithSecret, apiKeyJson } from "./models.ts";
 import { listApiKeys } from "./repo.ts";
-import { createApiKey, getApiKey, renameKey, revokeKey } from "./service.ts";
+import { createApiKey, getApiKey, renameKey, revokeKey, withPendingUse } from "./service.ts";
 
 const doc = docsFor("API keys");
 
@@ -16,9 +16,8 @@ export function apiKeyRoutes(ctx: AppContext) {
     .get(
       "/",
       ({ principal, query }) => {
-        ctx.writeBehind.flush();
         const page = pageRequest(query);
-        return toPage(listApiKeys(ctx.db, principal.workspaceId, page), page, (r) => ({ at: r.createdAt, id: r.id }), apiKeyJson);
+        return toPage(listApiKeys(ctx.db, principal.workspaceId, page), page, (r) => ({ at: r.createdAt, id: r.id }), (r) => apiKeyJson(withPendingUse(ctx, r)));
       },
       { auth: "admin", query: t.Object(listQuery), response: { 200: ListOf(ApiKey) }, detail: doc("listApiKeys", "List keys (name, scope, prefix, created, last used; never the secret)") },
     )

@@ -5,6 +5,7 @@ import { sha256Hex } from "../../lib/crypto.ts";
 import { newId } from "../../lib/ids.ts";
 import { randomBase62 } from "../../lib/random.ts";
 import { findApiKey, insertApiKey, renameApiKey, revokeApiKey, type ApiKeyRow } from "./repo.ts";
+import { lastUsedAt } from "./usage.ts";
 
 /** Secret length in base62 characters: 40 × log2(62) ≈ 238 bits. */
 const SECRET_LENGTH = 40;
@@ -45,10 +46,14 @@ export function createApiKey(
 }
 
 export function getApiKey(ctx: AppContext, workspaceId: string, id: string): ApiKeyRow {
-  ctx.writeBehind.flush(); // last_used_at is written behind; show the caller the current value
   const row = findApiKey(ctx.db, workspaceId, id);
   if (!row) throw notFound("API key");
-  return row;
+  return withPendingUse(ctx, row);
+}
+
+/** last_used_at is written behind; show the caller the current value without forcing a write. */
+export function withPendingUse(ctx: AppContext, row: ApiKeyRow): ApiKeyRow {
+  return { ...row, lastUsedAt: lastUsedAt(ctx, row.id, row.lastUsedAt) };
 }
 
 export function renameKey(ctx: AppContext, workspaceId: string, id: string, name: string): ApiKeyRow {

@@ -1,5 +1,6 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
+import { prepared } from "../../db/prepared.ts";
 import { apiKeys, members, sessions, workspaces } from "../../db/schema/index.ts";
 import { ApiError } from "../../http/errors.ts";
 import { ROLE_LEVEL, SCOPE_LEVEL, type Principal, type SessionPrincipal } from "../../http/permissions.ts";
@@ -8,6 +9,32 @@ import { recordKeyUse } from "../api-keys/usage.ts";
 
 /** The header a signed-in user sends to act in another of their workspaces. */
 export const WORKSPACE_HEADER = "x-workspace-id";
+
+const membershipQuery = prepared((db) =>
+  db
+    .select({ role: members.role, isOperator: workspaces.isOperator })
+    .from(members)
+    .innerJoin(workspaces, eq(workspaces.id, members.workspaceId))
+    .where(and(eq(members.workspaceId, sql.placeholder("workspaceId")), eq(members.userId, sql.placeholder("userId"))))
+    .prepare(),
+);
+
+const apiKeyQuery = prepared((db) =>
+  db
+    .select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, scope: apiKeys.scope, mode: apiKeys.mode, isOperator: workspaces.isOperator })
+    .from(apiKeys)
+    .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
+    .where(and(eq(apiKeys.secretHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
+    .prepare(),
+);
+
+const sessionQuery = prepared((db) =>
+  db
+    .select({ revokedAt: sessions.revokedAt, expiresAt: sessions.expiresAt })
+    .from(sessions)
+    .where(and(eq(sessions.id, sql.placeholder("sessionId")), eq(sessions.userId, sql.placeholder("userId"))))
+    .prepare(),
+);
 
 export type Credential = { kind: "api_key"; secret: string } | { kind: "jwt"; token: string };
 
@@ -31,12 +58,7 @@ export async function resolveWorkspacePrincipal(ctx: AppContext, credential: Cre
   const session = await resolveSession(ctx, credential.token);
   const workspaceId = requestedWorkspace ?? session.workspaceId;
   if (!workspaceId) throw new ApiError("forbidden", "this session has no workspace; create one or accept an invitation");
-  const membership = ctx.db
-    .select({ role: members.role, isOperator: workspaces.isOperator })
-    .from(members)
-    .innerJoin(workspaces, eq(workspaces.id, members.workspaceId))
-    .where(and(eq(members.workspaceId, workspaceId), eq(members.userId, session.userId)))
-    .get();
+  const membership = membershipQuery(ctx.db).get({ workspaceId, userId: session.userId });
   if (!membership) throw new ApiError("forbidden", `you are not a member of workspace ${workspaceId}`);
   return {
     kind: "user",
@@ -53,12 +75,7 @@ export async function resolveWorkspacePrincipal(ctx: AppContext, credential: Cre
 }
 
 function resolveApiKey(ctx: AppContext, secret: string): Principal {
-  const key = ctx.db
-    .select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, scope: apiKeys.scope, mode: apiKeys.mode, isOperator: workspaces.isOperator })
-    .from(apiKeys)
-    .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
-    .where(and(eq(apiKeys.secretHash, sha256Hex(secret)), isNull(apiKeys.revokedAt)))
-    .get();
+  const key = apiKeyQuery(ctx.db).get({ hash: sha256Hex(secret) });
   if (!key) throw new ApiError("unauthorized", "the API key is not valid or has been revoked");
   recordKeyUse(ctx, key.id);
   return {
@@ -78,11 +95,7 @@ function resolveApiKey(ctx: AppContext, secret: string): Principal {
 /** A user's JWT whose session (refresh-token family) is still alive. */
 export async function resolveSession(ctx: AppContext, token: string): Promise<SessionPrincipal> {
   const claims = await ctx.tokens.verify(token);
-  const session = ctx.db
-    .select({ id: sessions.id, revokedAt: sessions.revokedAt, expiresAt: sessions.expiresAt })
-    .from(sessions)
-    .where(and(eq(sessions.id, claims.sid), eq(sessions.userId, claims.sub)))
-    .get();
+  const session = sessionQuery(ctx.db).get({ sessionId: claims.sid, userId: claims.sub });
   if (!session || session.revokedAt !== null || session.expiresAt <= ctx.clock.now()) {
     throw new ApiError("unauthorized", "the session has ended; sign in again");
   }

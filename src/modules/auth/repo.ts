@@ -1,5 +1,6 @@
-import { and, desc, eq, isNull, ne, gt } from "drizzle-orm";
+import { and, desc, eq, isNull, ne, gt, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
+import { prepared } from "../../db/prepared.ts";
 import { passwordResets, refreshTokens, sessions, users } from "../../db/schema/index.ts";
 import { afterCursor, type PageRequest } from "../../http/pagination.ts";
 
@@ -10,8 +11,10 @@ export function findUserByEmail(db: Db, email: string): UserRow | undefined {
   return db.select().from(users).where(eq(users.email, email.toLowerCase())).get();
 }
 
+const userById = prepared((db) => db.select().from(users).where(eq(users.id, sql.placeholder("id"))).prepare());
+
 export function findUser(db: Db, id: string): UserRow | undefined {
-  return db.select().from(users).where(eq(users.id, id)).get();
+  return userById(db).get({ id });
 }
 
 export function insertUser(db: Db, row: typeof users.$inferInsert): void {

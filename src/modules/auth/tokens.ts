@@ -20,9 +20,13 @@ type Signer = {
   verify(token: string, options?: { currentDate?: Date; issuer?: string }): Promise<Record<string, unknown> | false>;
 };
 
+const VERIFIED_CACHE_SIZE = 10_000;
+
 /** Access tokens: HS256 JWTs signed with a key derived from the instance secret. */
 export class AccessTokens {
   private signer: Signer;
+  /** Tokens whose signature was already checked, with their claims: a client sends one token many times. */
+  private verified = new Map<string, AccessClaims & { exp: number }>();
 
   constructor(key: Uint8Array, private clock: Clock, private issuer: string) {
     const plugin = jwt({ name: "jwt", secret: key, alg: "HS256", iss: issuer });
@@ -37,8 +41,15 @@ export class AccessTokens {
   /** Throws 401 `token_expired` for a genuine but expired token, `unauthorized` for anything else. */
   async verify(token: string): Promise<AccessClaims> {
     const now = new Date(this.clock.now());
+    const known = this.verified.get(token);
+    if (known && known.exp * 1000 > now.getTime()) return known;
     const claims = await this.signer.verify(token, { currentDate: now, issuer: this.issuer });
-    if (claims && isAccessClaims(claims)) return claims;
+    if (claims && isAccessClaims(claims) && typeof claims.exp === "number") {
+      if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+      const entry = { sub: claims.sub, sid: claims.sid, ws: claims.ws, exp: claims.exp };
+      this.verified.set(token, entry);
+      return entry;
+    }
     const exp = unverifiedExpiry(token);
     if (exp !== null && exp * 1000 <= now.getTime()) {
       // Only say "expired" when the signature is ours: check it as of just before expiry.

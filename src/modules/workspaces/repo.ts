@@ -1,5 +1,6 @@
-import { and, asc, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
+import { prepared } from "../../db/prepared.ts";
 import { members, workspaces } from "../../db/schema/index.ts";
 import { afterCursor, type PageRequest } from "../../http/pagination.ts";
 import type { Role } from "../../http/permissions.ts";
@@ -14,8 +15,10 @@ export function insertMember(db: Db, row: { id: string; workspaceId: string; use
   db.insert(members).values({ ...row, updatedAt: row.createdAt }).run();
 }
 
+const workspaceById = prepared((db) => db.select().from(workspaces).where(eq(workspaces.id, sql.placeholder("id"))).prepare());
+
 export function findWorkspace(db: Db, id: string): WorkspaceRow | undefined {
-  return db.select().from(workspaces).where(eq(workspaces.id, id)).get();
+  return workspaceById(db).get({ id });
 }
 
 export function findOperatorWorkspace(db: Db): WorkspaceRow | undefined {
