@@ -296,6 +296,35 @@ interface Results {
   baseline: Scenario;
   scenarios: Scenario[];
   serverErrors: string[];
+  login: LoginTiming;
+}
+
+/** Median login latency for a wrong password and for an e-mail nobody registered: they should match. */
+interface LoginTiming {
+  knownEmailMs: number;
+  unknownEmailMs: number;
+  runs: number;
+}
+
+async function measureLoginTiming(baseUrl: string, runs = 25): Promise<LoginTiming> {
+  const attempt = async (email: string) => {
+    const started = performance.now();
+    const response = await fetch(`${baseUrl}/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "definitely-wrong" }),
+    });
+    await response.arrayBuffer();
+    if (response.status !== 401) throw new Error(`login probe answered ${response.status}`);
+    return performance.now() - started;
+  };
+  const known: number[] = [];
+  const unknown: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    known.push(await attempt("bench@example.com"));
+    unknown.push(await attempt(`nobody-${i}@example.com`));
+  }
+  return { knownEmailMs: median(known), unknownEmailMs: median(unknown), runs };
 }
 
 type Memory = ReturnType<typeof memoryMiB>;
@@ -334,6 +363,19 @@ function printReport(results: Results, options: Options): void {
   console.log("   (CPU as % of one core over the measured window; RSS of the server right after the scenario)");
   console.log(scenarioTable(results.baseline, results.scenarios));
 
+  const { login } = results;
+  console.log(`\n== failed login, median of ${login.runs} sequential attempts each (argon2id; the two should match)`);
+  console.log(
+    table(
+      ["e-mail", "median ms"],
+      [
+        ["registered, wrong password", ms(login.knownEmailMs)],
+        ["not registered", ms(login.unknownEmailMs)],
+        ["ratio unknown / known", (login.unknownEmailMs / login.knownEmailMs).toFixed(2)],
+      ],
+    ),
+  );
+
   if (results.serverErrors.length) {
     console.log(`\nparley logged ${results.serverErrors.length} warning/error line(s) under load, e.g.:`);
     console.log(results.serverErrors.slice(0, 5).join("\n"));
@@ -351,11 +393,13 @@ async function measureBaseline(options: Options): Promise<{ baseline: Scenario; 
   return { baseline, helloIdle };
 }
 
-async function measureParley(options: Options): Promise<Pick<Results, "scenarios" | "serverErrors"> & { parleyIdle: Memory; parleyAfterLoad: Memory }> {
+async function measureParley(options: Options): Promise<Pick<Results, "scenarios" | "serverErrors" | "login"> & { parleyIdle: Memory; parleyAfterLoad: Memory }> {
   const { server } = await startParley("load", freshDir("load"), NO_RATE_LIMITS);
   await Bun.sleep(500);
   const parleyIdle = memoryMiB(server.proc.pid);
   const { jwt, apiKey } = await seed(server.url);
+  console.log("parley: failed-login timing…");
+  const login = await measureLoginTiming(server.url);
   const plan: [label: string, path: string, token: string][] = [
     ["GET /v1/auth/me (API key)", "/v1/auth/me", apiKey],
     ["GET /v1/api-keys?limit=20 (API key)", "/v1/api-keys?limit=20", apiKey],
@@ -369,7 +413,7 @@ async function measureParley(options: Options): Promise<Pick<Results, "scenarios
   await Bun.sleep(1_000);
   const parleyAfterLoad = memoryMiB(server.proc.pid);
   await stop(server.proc);
-  return { scenarios, serverErrors: serverErrors(server.logFile), parleyIdle, parleyAfterLoad };
+  return { scenarios, serverErrors: serverErrors(server.logFile), login, parleyIdle, parleyAfterLoad };
 }
 
 // ---------------------------------------------------------------- main
@@ -393,6 +437,7 @@ async function main(): Promise<void> {
       baseline,
       scenarios: parley.scenarios,
       serverErrors: parley.serverErrors,
+      login: parley.login,
     },
     options,
   );
