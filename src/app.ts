@@ -12,6 +12,7 @@ import { auditLogRoutes } from "./modules/audit-log/routes.ts";
 import { authRoutes } from "./modules/auth/routes.ts";
 import { healthRoutes } from "./modules/health/routes.ts";
 import { memberRoutes } from "./modules/members/routes.ts";
+import { webhookRoutes } from "./modules/webhooks/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 
 /**
@@ -37,6 +38,7 @@ export function createApp(ctx: AppContext) {
     .use(memberRoutes(ctx))
     .use(apiKeyRoutes(ctx))
     .use(auditLogRoutes(ctx))
+    .use(webhookRoutes(ctx))
     .use(openApiRoutes(ctx, routes));
   routes.load(app.routes);
   return { app, routes };

@@ -7,6 +7,8 @@ export interface Config extends Omit<ConfigValues, "trustedProxies"> {
   trustedProxies: Cidr[];
   /** Limits from DESIGN.md; not operator options but kept here so tests can see one place. */
   jsonBodyLimitBytes: number;
+  /** Outgoing webhook time-out (DESIGN.md: 10 s); tests shorten it. */
+  webhookTimeoutMs: number;
 }
 
 /** A problem with the operator's input: printed as one line, never with a stack. */
@@ -34,8 +36,8 @@ export function buildConfig(settings: RawSettings): Config {
   }
   const v = values as unknown as ConfigValues;
   if (v.port < 0 || v.port > 65535) throw new ConfigError(`--port must be between 0 and 65535, got ${v.port}`);
-  for (const key of ["rateLimitPerMinute", "publicRateLimitPerMinute"] as const) {
-    if (v[key] < 1) throw new ConfigError(`${flagOf(key)} must be at least 1 (a limit of 0 would lock everyone out)`);
+  for (const key of ["rateLimitPerMinute", "publicRateLimitPerMinute", "jobLeaseSeconds"] as const) {
+    if (v[key] < 1) throw new ConfigError(`${flagOf(key)} must be at least 1`);
   }
   if (!/^[a-z][a-z0-9]{0,19}$/.test(v.brandSlug)) {
     throw new ConfigError(`--brand-slug must be 1-20 lowercase letters or digits starting with a letter, got "${v.brandSlug}"`);
@@ -51,7 +53,7 @@ export function buildConfig(settings: RawSettings): Config {
     if (v[key] && !/^https?:\/\/[^/]+/.test(v[key])) throw new ConfigError(`${flagOf(key)} must be an absolute http(s) URL`);
     v[key] = v[key].replace(/\/+$/, "");
   }
-  return { ...v, dataDir: resolve(v.dataDir), trustedProxies, jsonBodyLimitBytes: 1024 * 1024 };
+  return { ...v, dataDir: resolve(v.dataDir), trustedProxies, jsonBodyLimitBytes: 1024 * 1024, webhookTimeoutMs: 10_000 };
 }
 
 /** The public base URL once the real port is known. */

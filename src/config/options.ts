@@ -24,6 +24,7 @@ export interface ConfigValues {
   brandSlug: string;
   registration: string;
   logLevel: string;
+  jobLeaseSeconds: number;
 }
 
 export const OPTIONS: OptionSpec[] = [
@@ -40,4 +41,5 @@ export const OPTIONS: OptionSpec[] = [
   { key: "brandSlug", flag: "brand-slug", env: "PARLEY_BRAND_SLUG", type: "string", default: "parley", help: "lowercase slug used in API key prefixes (sk_<slug>_live_)" },
   { key: "registration", flag: "registration", env: "PARLEY_REGISTRATION", type: "string", default: "open", help: "open: anyone may register; closed: only the CLI and invitations add users" },
   { key: "logLevel", flag: "log-level", env: "PARLEY_LOG_LEVEL", type: "string", default: "info", help: "debug, info, warn or error" },
+  { key: "jobLeaseSeconds", flag: "job-lease-seconds", env: "PARLEY_JOB_LEASE_SECONDS", type: "integer", default: 30, help: "how long a crashed worker's jobs wait before they run again" },
 ];

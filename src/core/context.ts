@@ -4,11 +4,13 @@ import { openDatabase, type Db, type Sqlite } from "../db/connection.ts";
 import { applyMigrations, type MigrationResult } from "../db/migrate.ts";
 import { MIGRATIONS } from "../db/migrations.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
+import { JobRunner } from "../jobs/runner.ts";
 import { AccessTokens } from "../modules/auth/tokens.ts";
 import { deriveKey } from "../lib/crypto.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { createLogger, type Logger, type LogLevel } from "./logger.ts";
 import { WriteBehind } from "./write-behind.ts";
+import { registerJobHandlers } from "../jobs/handlers.ts";
 
 /** Everything a request handler, job or command may use. Created once per process (or per test). */
 export interface AppContext {
@@ -24,6 +26,8 @@ export interface AppContext {
   brand: { name: string; slug: string };
   rateLimiter: RateLimiter;
   writeBehind: WriteBehind;
+  /** The durable job queue's worker; started by the server, not by one-shot commands. */
+  jobs: JobRunner;
   migrations: MigrationResult;
   /** The base URL links and events use; known once the server listens. */
   publicUrl: string;
@@ -51,7 +55,7 @@ export function createContext({ config, clock = systemClock, logger }: ContextOp
   }
   if (migrations.applied.length) log.info("database migrated", { applied: migrations.applied.join(",") });
   const keys = { jwt: deriveKey(secret, "jwt"), encryption: deriveKey(secret, "encryption") };
-  return {
+  const ctx: AppContext = {
     config,
     clock,
     logger: log,
@@ -66,7 +70,11 @@ export function createContext({ config, clock = systemClock, logger }: ContextOp
     migrations,
     publicUrl: config.publicUrl || `http://localhost:${config.port}`,
     startedAt: clock.now(),
+    jobs: undefined as unknown as JobRunner,
   };
+  ctx.jobs = new JobRunner(ctx, { leaseMs: config.jobLeaseSeconds * 1000 });
+  registerJobHandlers(ctx);
+  return ctx;
 }
 
 /** Flushes pending bookkeeping and closes the database (checkpointing the WAL). */

@@ -3,6 +3,9 @@ import { ConfigError, publicBaseUrl } from "../config/config.ts";
 import { startSystemSweeps } from "../scheduler/system-sweeps.ts";
 import type { AppContext } from "./context.ts";
 
+/** Running jobs get this long to finish at shutdown; the rest are handed back to the queue. */
+const JOB_SHUTDOWN_DEADLINE_MS = 10_000;
+
 /** Bun's own cap; each route enforces its real limit (1 MiB JSON, larger uploads where declared). */
 const MAX_REQUEST_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -28,12 +31,14 @@ export function startServer(ctx: AppContext): RunningServer {
   const port = server.port!;
   ctx.publicUrl = publicBaseUrl(ctx.config, port);
   const sweeps = startSystemSweeps(ctx);
+  ctx.jobs.start();
   return {
     port,
     url: `http://${ctx.config.host.includes(":") ? `[${ctx.config.host}]` : ctx.config.host === "0.0.0.0" ? "127.0.0.1" : ctx.config.host}:${port}`,
     async stop() {
       sweeps.stop();
       await server.stop(false);
+      await ctx.jobs.stop(JOB_SHUTDOWN_DEADLINE_MS);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import type { TLiteral, TSchema, TUnion } from "@sinclair/typebox";
 import { ERROR_CODES } from "./errors.ts";
 
 /** Shapes shared by every module's routes. */
@@ -30,4 +31,10 @@ export const NoContent = t.Void({ description: "No content" });
 
 export function noContent(): Response {
   return new Response(null, { status: 204 });
+}
+
+/** A union of string literals, typed as the union of the values (TypeBox loses it through `map`). */
+export function OneOf<const T extends readonly [string, ...string[]]>(values: T, options?: { description?: string; default?: T[number] }) {
+  type Literals = { [K in keyof T]: TLiteral<T[K]> };
+  return t.Union(values.map((value) => t.Literal(value)), options) as unknown as TUnion<Literals extends readonly TSchema[] ? [...Literals] : never>;
 }

@@ -6,6 +6,8 @@ import { Problem } from "./models.ts";
 import type { RouteAuth } from "./permissions.ts";
 import type { RouteIndex, RouteInfo } from "./route-index.ts";
 import { uncoerce } from "./validation.ts";
+import { AGENT_EVENT_TYPES, EVENT_DATA, TEST_EVENT_TYPE, WORKSPACE_EVENT_TYPES, agentEnvelope, workspaceEnvelope } from "../webhooks/event-types.ts";
+import { brandSignatureHeader } from "../webhooks/signing.ts";
 
 type Json = Record<string, unknown>;
 
@@ -43,6 +45,7 @@ export function buildOpenApi(ctx: AppContext, routes: RouteIndex): Json {
     servers: [{ url: ctx.publicUrl }],
     tags: [...tags].sort().map((name) => ({ name })),
     paths,
+    webhooks: webhookDocs(ctx.brand.name),
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -142,4 +145,35 @@ export function openApiRoutes(ctx: AppContext, routes: RouteIndex) {
     .use(authPlugin(ctx))
     .get("/openapi.json", () => document(), { public: true, detail: { hide: true } })
     .get("/v1/openapi.json", () => document(), { public: true, detail: { hide: true } });
+}
+
+/** Every event Parley sends, with its envelope and `data`, as OpenAPI 3.1 webhooks. */
+function webhookDocs(brandName: string): Json {
+  const signature = brandSignatureHeader(brandName);
+  const headers = [
+    { name: signature, in: "header", required: true, schema: { type: "string" }, description: "`sha256=<hex HMAC-SHA256 of the raw body>` keyed with the secret string; during a rotation a comma-separated list (newest first)" },
+    { name: "webhook-id", in: "header", required: true, schema: { type: "string" }, description: "The event id: stable across retries and replays" },
+    { name: "webhook-timestamp", in: "header", required: true, schema: { type: "string" }, description: "Unix seconds of this attempt; reject old ones to stop replays" },
+    { name: "webhook-signature", in: "header", required: true, schema: { type: "string" }, description: "Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated during a rotation" },
+  ];
+  const out: Json = {};
+  const describe = (type: string, channel: "agent" | "workspace") => {
+    const envelope = channel === "agent" ? agentEnvelope(type, EVENT_DATA[type]) : workspaceEnvelope(type, EVENT_DATA[type]);
+    out[type] = {
+      post: {
+        summary: channel === "agent" ? `${type} (call lifecycle, to the agent's webhook_url)` : `${type} (outcome, to subscribed workspace endpoints)`,
+        operationId: `webhook_${type.replace(/\./g, "_")}`,
+        tags: ["Webhook events"],
+        parameters: headers,
+        requestBody: { required: true, content: { "application/json": { schema: toJsonSchema(envelope) } } },
+        responses: {
+          "200": { description: "Any 2xx acknowledges. 4xx (but 408/429) is final; 5xx, time-outs (10 s) and network errors retry at 1 min, 5 min, 30 min, 2 h, 6 h and 24 h." },
+        },
+      },
+    };
+  };
+  for (const type of AGENT_EVENT_TYPES) describe(type, "agent");
+  for (const type of WORKSPACE_EVENT_TYPES) describe(type, "workspace");
+  describe(TEST_EVENT_TYPE, "workspace");
+  return out;
 }

@@ -4,9 +4,13 @@ import type { AppContext } from "../core/context.ts";
 import { passwordResets, sessions } from "../db/schema/index.ts";
 import { pruneIdempotencyKeys } from "../http/idempotency.ts";
 import { DAY } from "../lib/time.ts";
+import { pruneFinishedJobs, rescueExpiredLeases } from "../jobs/leases.ts";
 
 /** How long ended sessions stay listed for forensics before they are deleted. */
 const ENDED_SESSION_RETENTION_MS = 30 * DAY;
+/** Completed jobs are only bookkeeping; failed ones are kept longer for diagnosis. */
+const COMPLETED_JOB_RETENTION_MS = DAY;
+const FAILED_JOB_RETENTION_MS = 30 * DAY;
 
 export interface Sweeps {
   stop(): void;
@@ -22,17 +26,35 @@ export function startSystemSweeps(ctx: AppContext): Sweeps {
     }
   };
   const options = { protect: true, unref: true };
+  run("rescue", () => rescueLeases(ctx))(); // a crashed predecessor's jobs need not wait for the first tick
   const crons = [
+    new Cron(`*/${rescueIntervalSeconds(ctx)} * * * * *`, options, run("rescue", () => rescueLeases(ctx))),
     new Cron("17 * * * *", options, run("prune", () => pruneExpiredRows(ctx))),
     new Cron("*/5 * * * *", options, run("checkpoint", () => checkpoint(ctx))),
   ];
   return { stop: () => crons.forEach((cron) => cron.stop()) };
 }
 
-export function pruneExpiredRows(ctx: AppContext): { idempotencyKeys: number; passwordResets: number; sessions: number } {
+/** Look for expired leases twice per lease length (1–15 s), so a crashed worker's jobs wait about one lease. */
+function rescueIntervalSeconds(ctx: AppContext): number {
+  return Math.min(15, Math.max(1, Math.floor(ctx.config.jobLeaseSeconds / 2)));
+}
+
+/** The lifeline: jobs whose worker died (lease expired) go back to the queue. */
+export function rescueLeases(ctx: AppContext): number {
+  const rescued = rescueExpiredLeases(ctx.db, ctx.clock.now());
+  if (rescued) {
+    ctx.logger.warn("rescued jobs whose lease expired", { jobs: rescued });
+    ctx.jobs.wake();
+  }
+  return rescued;
+}
+
+export function pruneExpiredRows(ctx: AppContext): { idempotencyKeys: number; passwordResets: number; sessions: number; jobs: number } {
   const now = ctx.clock.now();
   const cutoff = now - ENDED_SESSION_RETENTION_MS;
   return {
+    jobs: pruneFinishedJobs(ctx.db, now - COMPLETED_JOB_RETENTION_MS, now - FAILED_JOB_RETENTION_MS),
     idempotencyKeys: pruneIdempotencyKeys(ctx),
     passwordResets: ctx.db.delete(passwordResets).where(lt(passwordResets.expiresAt, now)).run().changes,
     sessions: ctx.db

@@ -1,5 +1,6 @@
 // Tenant isolation: workspace B's credentials never see or touch workspace A's objects.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { publishWorkspaceEvent } from "../../src/webhooks/outbox.ts";
 import { contractOperations, IMPLEMENTED, SESSION_ENDING } from "../helpers/contract.ts";
 import { addMember, createKey, registerUser, type RegisteredUser } from "../helpers/fixtures.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -30,6 +31,12 @@ beforeAll(async () => {
   await server.api.get("/v1/workspaces/current", { token: aKey.secret }); // leaves an audit row
   const audit = await server.api.get("/v1/audit-log", { token: a.token });
   const session = await server.api.get("/v1/auth/sessions", { token: a.token });
+  const endpoint = await server.api.post("/v1/webhooks", { url: "https://hooks.example.com/a", events: ["call.completed"] }, { token: aKey.secret });
+  const published = publishWorkspaceEvent(server.ctx, { workspaceId: a.workspaceId, type: "call.completed", data: {} });
+  for (const path of ["/v1/webhooks/{id}", "/v1/webhooks/{id}/rotate-secret", "/v1/webhooks/{id}/test"]) objectOfA[path] = endpoint.body.id;
+  objectOfA["/v1/webhooks/events/{id}"] = published.eventId;
+  objectOfA["/v1/webhooks/failed/{id}/replay"] = published.deliveryIds[0];
+  idsOfA.push(endpoint.body.id, published.eventId, published.deliveryIds[0]);
   objectOfA["/v1/api-keys/{id}"] = aKey.id;
   objectOfA["/v1/workspaces/current/members/{id}"] = member.memberId;
   objectOfA["/v1/audit-log/{id}"] = audit.body.data[0].id;
@@ -42,6 +49,7 @@ afterAll(() => server.stop());
 const VALID_BODY: Record<string, unknown> = {
   "PATCH /v1/api-keys/{id}": { name: "renamed by B" },
   "PATCH /v1/workspaces/current/members/{id}": { role: "viewer" },
+  "PATCH /v1/webhooks/{id}": { description: "changed by B" },
 };
 /** Paths B itself typed show up in B's own audit log; they are B's knowledge, not a leak. */
 const pathsBTyped = new Set<string>();
@@ -85,6 +93,8 @@ describe("cross-workspace matrix", () => {
     expect(member.role).toBe("member");
     const sessions = await server.api.get("/v1/auth/sessions", { token: a.token });
     expect(sessions.body.data.map((s: any) => s.id)).toContain(objectOfA["/v1/auth/sessions/{id}"]);
+    const endpoint = await server.api.get(`/v1/webhooks/${objectOfA["/v1/webhooks/{id}"]}`, { token: a.token });
+    expect(endpoint.body.description).toBeNull();
   });
 
   test("a member cannot switch into a workspace they do not belong to", async () => {

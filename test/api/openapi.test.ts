@@ -71,3 +71,23 @@ describe("OpenAPI document", () => {
     expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 });
   });
 });
+
+describe("OpenAPI webhooks section", () => {
+  test("publishes every event of both sets with its envelope and data schema", () => {
+    const setA = ["call.started", "call.transcript", "call.ended", "call.error", "call.transfer"];
+    const setB = ["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded"];
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...setA, ...setB, "webhook.test"].sort());
+    for (const type of setA) {
+      const schema = doc.webhooks[type].post.requestBody.content["application/json"].schema;
+      expect(schema.required).toEqual(["type", "event_id", "call_id", "agent_id", "timestamp", "data"]);
+      expect(schema.properties.type.const).toBe(type);
+    }
+    for (const type of setB) {
+      const schema = doc.webhooks[type].post.requestBody.content["application/json"].schema;
+      expect(schema.required).toEqual(["event", "id", "ts", "data"]);
+      expect(schema.properties.data.type).toBe("object");
+    }
+    const headers = doc.webhooks["call.completed"].post.parameters.map((p: any) => p.name);
+    expect(headers).toEqual(["X-Parley-Signature", "webhook-id", "webhook-timestamp", "webhook-signature"]);
+  });
+});

@@ -23,7 +23,8 @@ export function contractOperations(): ContractOperation[] {
 }
 
 /** The numbers this codebase implements so far (ENDPOINTS.md numbering). */
-export const IMPLEMENTED = new Set([...Array.from({ length: 27 }, (_, i) => i + 1), 156]);
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+export const IMPLEMENTED = new Set([...range(1, 27), ...range(123, 134), 156]);
 
 /** `/v1/agents/{id}` → the matching key form used by the OpenAPI document (identical), and a regex for URLs. */
 export function samePath(a: string, b: string): boolean {

@@ -18,8 +18,28 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** A context on a temporary data dir without a server or running job runner (for queue-level tests). */
+export function createTestContext(settings: RawSettings = {}, startAt = Date.now()) {
+  const dataDir = mkdtempSync(join(tmpdir(), "parley-ctx-"));
+  const config = buildConfig({ host: "127.0.0.1", port: "0", dataDir, allowPrivateUrls: "true", ...settings });
+  const clock = new ManualClock(startAt);
+  const logs: string[] = [];
+  const ctx = createContext({ config, clock, logger: createLogger("info", (line) => logs.push(line)) });
+  return {
+    ctx,
+    clock,
+    logs,
+    close() {
+      closeContext(ctx);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 export interface TestServerOptions {
   settings?: RawSettings;
+  /** Outgoing webhook time-out (the real 10 s makes time-out tests slow). */
+  webhookTimeoutMs?: number;
   /** Start the fake clock here (epoch ms); default: now. */
   startAt?: number;
 }
@@ -43,6 +63,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const clock = new ManualClock(options.startAt ?? Date.now());
   const logs: string[] = [];
   const logger: Logger = createLogger("info", (line) => logs.push(line));
+  if (options.webhookTimeoutMs) config.webhookTimeoutMs = options.webhookTimeoutMs;
   const ctx = createContext({ config, clock, logger });
   const server = startServer(ctx);
   return {

@@ -12,7 +12,7 @@ test("expired idempotency keys, reset tokens and long-ended sessions are pruned;
   await api.post("/v1/auth/logout", undefined, { token: extra.body.access_token });
   const count = (table: string) => (ctx.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
-  expect(pruneExpiredRows(ctx)).toEqual({ idempotencyKeys: 0, passwordResets: 0, sessions: 0 });
+  expect(pruneExpiredRows(ctx)).toEqual({ idempotencyKeys: 0, passwordResets: 0, sessions: 0, jobs: 0 });
   clock.advance(31 * 24 * 60 * 60 * 1000);
   const pruned = pruneExpiredRows(ctx);
   expect(pruned.idempotencyKeys).toBe(1);

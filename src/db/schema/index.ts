@@ -4,3 +4,5 @@ export * from "./workspaces.ts";
 export * from "./api-keys.ts";
 export * from "./audit-log.ts";
 export * from "./idempotency.ts";
+export * from "./jobs.ts";
+export * from "./webhooks.ts";

@@ -12,7 +12,7 @@ export const Health = t.Object({
   status: t.Union([t.Literal("ok"), t.Literal("degraded")]),
   version: t.String(),
   uptime_seconds: t.Integer(),
-  checks: t.Object({ database: Check, migrations: Check, vector_search: Check }),
+  checks: t.Object({ database: Check, migrations: Check, vector_search: Check, job_runner: Check }),
 });
 
 export function healthRoutes(ctx: AppContext) {
@@ -22,13 +22,14 @@ export function healthRoutes(ctx: AppContext) {
       const database = checkDatabase(ctx);
       const migrations = { status: "ok" as const, detail: `${ctx.migrations.total} applied` };
       const vectorSearch = checkVectorSearch(ctx);
-      const healthy = database.status === "ok" && vectorSearch.status === "ok";
+      const jobRunner = ctx.jobs.isRunning ? { status: "ok" as const } : { status: "failing" as const, detail: "the job runner is not running" };
+      const healthy = database.status === "ok" && vectorSearch.status === "ok" && jobRunner.status === "ok";
       if (!healthy) set.status = 503;
       return {
         status: healthy ? ("ok" as const) : ("degraded" as const),
         version: VERSION,
         uptime_seconds: Math.floor((ctx.clock.now() - ctx.startedAt) / 1000),
-        checks: { database, migrations, vector_search: vectorSearch },
+        checks: { database, migrations, vector_search: vectorSearch, job_runner: jobRunner },
       };
     },
     { public: true, response: { 200: Health, 503: Health }, detail: doc("getHealth", "Liveness and readiness (database, job runner, providers)") },

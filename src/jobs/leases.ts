@@ -1,0 +1,153 @@
+import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { Db } from "../db/connection.ts";
+import { prepared } from "../db/prepared.ts";
+import { CLAIMABLE_SQL, jobs, type JobErrorEntry } from "../db/schema/index.ts";
+import type { JobRow } from "./queue.ts";
+
+const p = <T extends string>(name: T) => sql.placeholder(name);
+/** A placeholder where drizzle's column types want a value. */
+const value = <T>(name: string) => sql.placeholder(name) as unknown as T;
+
+// Every statement here runs per job: prepared once per database (see db/prepared.ts).
+const claimStatement = prepared((db) => {
+  const due = db
+    .select({ id: jobs.id })
+    .from(jobs)
+    // `+run_at` keeps SQLite from range-scanning by time and sorting: walking jobs_claim_idx in
+    // priority order and stopping at the limit is what makes a claim cheap in a deep queue.
+    .where(and(eq(jobs.type, p("type")), CLAIMABLE_SQL, sql`+${jobs.runAt} <= ${p("now")}`))
+    .orderBy(asc(jobs.priority), asc(jobs.runAt), asc(jobs.id))
+    .limit(p("limit"));
+  return db
+    .update(jobs)
+    .set({ state: "executing", attempt: sql`${jobs.attempt} + 1`, lockedBy: value<string>("holder"), lockedUntil: value<number>("until"), updatedAt: value<number>("now") })
+    .where(inArray(jobs.id, due))
+    .returning()
+    .prepare();
+});
+
+/**
+ * Claims up to `limit` due jobs of one type in a single UPDATE … RETURNING: the lease (holder and
+ * expiry) is set in the same statement that picks the rows, so two workers can never both win one.
+ */
+export function claimJobs(db: Db, type: string, limit: number, holder: string, now: number, leaseMs: number): JobRow[] {
+  if (limit <= 0) return [];
+  return claimStatement(db).all({ type, limit, holder, now, until: now + leaseMs }).sort(byPriority); // RETURNING promises no order
+}
+
+function byPriority(a: JobRow, b: JobRow): number {
+  return a.priority - b.priority || a.runAt - b.runAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Every write below only lands while `holder` still owns the lease: a stale worker changes nothing. */
+const held = and(eq(jobs.id, p("id")), eq(jobs.state, "executing"), eq(jobs.lockedBy, p("holder")));
+
+const completeStatement = prepared((db) =>
+  db.update(jobs).set({ state: "completed", lockedBy: null, lockedUntil: null, finishedAt: value<number>("now"), updatedAt: value<number>("now") }).where(held).prepare(),
+);
+
+export function completeJob(db: Db, id: string, holder: string, now: number): boolean {
+  return completeStatement(db).run({ id, holder, now }).changes === 1;
+}
+
+const renewStatement = prepared((db) => db.update(jobs).set({ lockedUntil: value<number>("until") }).where(held).prepare());
+
+export function renewLease(db: Db, id: string, holder: string, until: number): boolean {
+  return renewStatement(db).run({ id, holder, until }).changes === 1;
+}
+
+export interface FailureOutcome {
+  /** Retry at this time, or give up (discard) when null. */
+  retryAt: number | null;
+  error: string;
+}
+
+const appendError = sql`json_insert(${jobs.errors}, '$[#]', json(${p("entry")}))`;
+
+const retryStatement = prepared((db) =>
+  db
+    .update(jobs)
+    .set({ state: "retryable", runAt: value<number>("retryAt"), lockedBy: null, lockedUntil: null, updatedAt: value<number>("now"), errors: appendError })
+    .where(held)
+    .prepare(),
+);
+
+const discardStatement = prepared((db) =>
+  db
+    .update(jobs)
+    .set({ state: "discarded", finishedAt: value<number>("now"), lockedBy: null, lockedUntil: null, updatedAt: value<number>("now"), errors: appendError })
+    .where(held)
+    .prepare(),
+);
+
+export function failJob(db: Db, job: JobRow, holder: string, now: number, outcome: FailureOutcome): boolean {
+  const entry = JSON.stringify({ attempt: job.attempt, at: now, error: outcome.error.slice(0, 2000) } satisfies JobErrorEntry);
+  const statement = outcome.retryAt === null ? discardStatement(db) : retryStatement(db);
+  return statement.run({ id: job.id, holder, now, entry, retryAt: outcome.retryAt }).changes === 1;
+}
+
+const snoozeStatement = prepared((db) =>
+  db
+    .update(jobs)
+    .set({ state: "scheduled", runAt: value<number>("runAt"), attempt: sql`${jobs.attempt} - 1`, lockedBy: null, lockedUntil: null, updatedAt: value<number>("now") })
+    .where(held)
+    .prepare(),
+);
+
+/** Postpones without spending the attempt the claim took. */
+export function snoozeJob(db: Db, id: string, holder: string, now: number, runAt: number): boolean {
+  return snoozeStatement(db).run({ id, holder, now, runAt }).changes === 1;
+}
+
+/** Hands an unfinished job back (shutdown): it runs again, and the interrupted try does not count. */
+export function releaseJob(db: Db, id: string, holder: string, now: number): boolean {
+  return snoozeJob(db, id, holder, now, now);
+}
+
+/**
+ * The lifeline: jobs whose lease ran out (their worker crashed or hung) become retryable again,
+ * or are discarded when that was their last attempt.
+ */
+export function rescueExpiredLeases(db: Db, now: number): number {
+  const entry = JSON.stringify({ at: now, error: "lease expired: the worker stopped before finishing" });
+  return db
+    .update(jobs)
+    .set({
+      state: sql`CASE WHEN ${jobs.attempt} >= ${jobs.maxAttempts} THEN 'discarded' ELSE 'retryable' END`,
+      finishedAt: sql`CASE WHEN ${jobs.attempt} >= ${jobs.maxAttempts} THEN ${now} ELSE NULL END`,
+      runAt: now,
+      lockedBy: null,
+      lockedUntil: null,
+      updatedAt: now,
+      errors: sql`json_insert(${jobs.errors}, '$[#]', json_set(json(${entry}), '$.attempt', ${jobs.attempt}))`,
+    })
+    .where(and(sql.raw(`state = 'executing'`), lt(jobs.lockedUntil, now))) // literal: matches jobs_leases_idx
+    .run().changes;
+}
+
+/** Finished jobs older than their retention go; active ones are never touched. */
+export function pruneFinishedJobs(db: Db, completedBefore: number, failedBefore: number): number {
+  const completed = db.delete(jobs).where(and(eq(jobs.state, "completed"), lt(jobs.finishedAt, completedBefore))).run().changes;
+  const failed = db.delete(jobs).where(and(inArray(jobs.state, ["discarded", "cancelled"]), lt(jobs.finishedAt, failedBefore))).run().changes;
+  return completed + failed;
+}
+
+const nextDueStatements = new WeakMap<Db, Map<string, { get(values: Record<string, unknown>): { at: number | null } | undefined }>>();
+
+/** Earliest run time among jobs of these types that could be claimed (for the runner's next wake-up). */
+export function nextDueAt(db: Db, types: string[]): number | null {
+  if (types.length === 0) return null;
+  let byTypes = nextDueStatements.get(db);
+  if (!byTypes) nextDueStatements.set(db, (byTypes = new Map()));
+  const key = types.join(",");
+  let statement = byTypes.get(key);
+  if (!statement) {
+    statement = db
+      .select({ at: sql<number | null>`min(${jobs.runAt})` })
+      .from(jobs)
+      .where(and(inArray(jobs.type, types), CLAIMABLE_SQL))
+      .prepare();
+    byTypes.set(key, statement);
+  }
+  return statement.get({})?.at ?? null;
+}

@@ -1,0 +1,75 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Clock } from "../core/clock.ts";
+import type { Db } from "../db/connection.ts";
+import { prepared } from "../db/prepared.ts";
+import { jobs } from "../db/schema/index.ts";
+import { newId } from "../lib/ids.ts";
+
+export type JobRow = typeof jobs.$inferSelect;
+
+export const ACTIVE_STATES = ["available", "scheduled", "executing", "retryable"] as const;
+
+export interface EnqueueOptions {
+  type: string;
+  payload: Record<string, unknown>;
+  /** Epoch ms; default now. */
+  runAt?: number;
+  priority?: number;
+  maxAttempts?: number;
+  /** At most one active job per key: a second enqueue returns the first job. */
+  uniqueKey?: string;
+  workspaceId?: string | null;
+}
+
+/** Anything that can wake the runner after an enqueue (the runner itself; tests may pass none). */
+export interface Waker {
+  wake(): void;
+}
+
+const COLUMNS = ["id", "type", "payload", "state", "priority", "runAt", "maxAttempts", "uniqueKey", "workspaceId", "createdAt", "updatedAt"] as const;
+
+const insertJob = prepared((db) =>
+  db
+    .insert(jobs)
+    .values(Object.fromEntries(COLUMNS.map((column) => [column, sql.placeholder(column)])) as unknown as typeof jobs.$inferInsert)
+    .onConflictDoNothing()
+    .prepare(),
+);
+
+const activeByKey = prepared((db) =>
+  db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.uniqueKey, sql.placeholder("key")), inArray(jobs.state, [...ACTIVE_STATES])))
+    .prepare(),
+);
+
+/**
+ * Inserts a job. Synchronous, so it can share a transaction with the change that causes it:
+ * if that transaction rolls back, the job never existed.
+ */
+export function enqueueJob(deps: { db: Db; clock: Clock; jobs?: Waker }, options: EnqueueOptions): { id: string; inserted: boolean } {
+  const now = deps.clock.now();
+  const runAt = options.runAt ?? now;
+  const id = newId("job");
+  const inserted =
+    insertJob(deps.db).run({
+      id,
+      type: options.type,
+      payload: options.payload,
+      state: runAt > now ? "scheduled" : "available",
+      priority: options.priority ?? 0,
+      runAt,
+      maxAttempts: options.maxAttempts ?? 20,
+      uniqueKey: options.uniqueKey ?? null,
+      workspaceId: options.workspaceId ?? null,
+      createdAt: now,
+      updatedAt: now,
+    }).changes === 1;
+  if (inserted) {
+    deps.jobs?.wake();
+    return { id, inserted };
+  }
+  const existing = activeByKey(deps.db).get({ key: options.uniqueKey });
+  return { id: existing!.id, inserted: false };
+}

@@ -1,0 +1,226 @@
+import type { AppContext } from "../core/context.ts";
+import { randomBase62 } from "../lib/random.ts";
+import { SECOND } from "../lib/time.ts";
+import { defaultBackoffMs } from "./backoff.ts";
+import { claimJobs, completeJob, failJob, nextDueAt, releaseJob, renewLease, snoozeJob } from "./leases.ts";
+import { JobDiscard, JobRetryLater, JobSnooze } from "./outcomes.ts";
+import type { JobRow } from "./queue.ts";
+
+export interface RunningJob<P = Record<string, unknown>> {
+  id: string;
+  type: string;
+  payload: P;
+  /** 1 for the first try. */
+  attempt: number;
+  maxAttempts: number;
+  workspaceId: string | null;
+  /** Aborted when the runner shuts down or the lease is lost: stop early, the job will run again. */
+  signal: AbortSignal;
+  row: JobRow;
+  /**
+   * Marks the job completed now. Call it inside the handler's own final transaction so the outcome
+   * and the job's completion commit together (one write instead of two); returning completes it anyway.
+   */
+  complete(): void;
+}
+
+export interface JobTypeOptions {
+  /** Simultaneous jobs of this type in this process. */
+  concurrency?: number;
+  maxAttempts?: number;
+  /** When to retry after failed attempt `attempt` (absolute epoch ms); default capped exponential backoff. */
+  retryAt?: (job: JobRow, now: number) => number;
+}
+
+type Handler = (job: RunningJob<any>) => Promise<void>;
+
+interface Registration {
+  handler: Handler;
+  concurrency: number;
+  maxAttempts: number;
+  retryAt: (job: JobRow, now: number) => number;
+  running: number;
+}
+
+export interface RunnerOptions {
+  leaseMs?: number;
+  /** Longest sleep between looks at the table, for jobs another process enqueued. */
+  pollMs?: number;
+}
+
+/**
+ * Claims due jobs with a lease, runs their handlers (up to each type's concurrency), renews the
+ * lease while they run, and records the outcome only while still holding the lease.
+ */
+export class JobRunner {
+  readonly holder = `runner_${randomBase62(12)}`;
+  private types = new Map<string, Registration>();
+  private running = new Map<string, { promise: Promise<void>; abort: AbortController; row: JobRow }>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private started = false;
+  private stopping = false;
+  private ticking = false;
+  private tickAgain = false;
+  readonly leaseMs: number;
+  private pollMs: number;
+
+  constructor(private ctx: AppContext, options: RunnerOptions = {}) {
+    this.leaseMs = options.leaseMs ?? 30 * SECOND;
+    this.pollMs = options.pollMs ?? 1000;
+  }
+
+  register<P>(type: string, handler: (job: RunningJob<P>) => Promise<void>, options: JobTypeOptions = {}): void {
+    this.types.set(type, {
+      handler: handler as Handler,
+      concurrency: options.concurrency ?? 10,
+      maxAttempts: options.maxAttempts ?? 20,
+      retryAt: options.retryAt ?? ((job, now) => now + defaultBackoffMs(job.attempt)),
+      running: 0,
+    });
+  }
+
+  /** Default attempts for enqueuers that do not choose. */
+  maxAttemptsOf(type: string): number | undefined {
+    return this.types.get(type)?.maxAttempts;
+  }
+
+  get isRunning(): boolean {
+    return this.started && !this.stopping;
+  }
+
+  start(): void {
+    this.started = true;
+    this.wake();
+  }
+
+  /** Look for work now (called after every enqueue in this process). */
+  wake(): void {
+    if (!this.started || this.stopping) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), 0);
+  }
+
+  /** Claims and starts every due job there is capacity for; returns how many started. */
+  async tick(): Promise<number> {
+    if (this.stopping) return 0;
+    if (this.ticking) {
+      this.tickAgain = true;
+      return 0;
+    }
+    this.ticking = true;
+    let started = 0;
+    let busy = false;
+    try {
+      do {
+        this.tickAgain = false;
+        const now = this.ctx.clock.now();
+        for (const [type, registration] of this.types) {
+          const claimed = claimJobs(this.ctx.db, type, registration.concurrency - registration.running, this.holder, now, this.leaseMs);
+          for (const row of claimed) this.execute(row, registration);
+          started += claimed.length;
+          if (registration.running > 0) busy = true;
+        }
+      } while (this.tickAgain && !this.stopping);
+    } catch (error) {
+      this.ctx.logger.error("job runner tick failed", { error });
+    } finally {
+      this.ticking = false;
+      this.scheduleNext(busy);
+    }
+    return started;
+  }
+
+  /** Tests: run until nothing is due and nothing is running (the clock does not move by itself). */
+  async drain(maxRounds = 10_000): Promise<void> {
+    for (let round = 0; round < maxRounds; round++) {
+      await this.tick();
+      if (this.running.size === 0) {
+        if ((await this.tick()) === 0 && this.running.size === 0) return;
+        continue;
+      }
+      await Promise.race([...this.running.values()].map((r) => r.promise));
+    }
+    throw new Error("drain: jobs kept coming");
+  }
+
+  /** Stop claiming; wait for running handlers until the deadline; hand back whatever is left. */
+  async stop(deadlineMs = 10 * SECOND): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    const pending = [...this.running.values()].map((r) => r.promise);
+    const timedOut = await Promise.race([
+      Promise.allSettled(pending).then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), deadlineMs).unref?.()),
+    ]);
+    if (!timedOut) return;
+    for (const [id, run] of this.running) {
+      run.abort.abort();
+      releaseJob(this.ctx.db, id, this.holder, this.ctx.clock.now());
+      this.ctx.logger.warn("job released at shutdown", { job_id: id, type: run.row.type });
+    }
+  }
+
+  /** While jobs run, each completion wakes the runner; only an idle runner asks when work is next due. */
+  private scheduleNext(busy: boolean): void {
+    if (!this.started || this.stopping) return;
+    if (this.timer) clearTimeout(this.timer);
+    const next = busy ? null : nextDueAt(this.ctx.db, [...this.types.keys()]);
+    const now = this.ctx.clock.now();
+    const delay = next === null ? this.pollMs : Math.max(0, Math.min(this.pollMs, next - now));
+    this.timer = setTimeout(() => void this.tick(), delay);
+    this.timer.unref?.();
+  }
+
+  private execute(row: JobRow, registration: Registration): void {
+    registration.running++;
+    const abort = new AbortController();
+    const renewEvery = Math.max(50, Math.floor(this.leaseMs / 3));
+    const renewal = setInterval(() => {
+      if (!renewLease(this.ctx.db, row.id, this.holder, this.ctx.clock.now() + this.leaseMs)) abort.abort();
+    }, renewEvery);
+    renewal.unref?.();
+    const job: RunningJob = {
+      id: row.id,
+      type: row.type,
+      payload: row.payload,
+      attempt: row.attempt,
+      maxAttempts: row.maxAttempts,
+      workspaceId: row.workspaceId,
+      signal: abort.signal,
+      row,
+      complete: () => void completeJob(this.ctx.db, row.id, this.holder, this.ctx.clock.now()),
+    };
+    const promise = (async () => {
+      try {
+        await registration.handler(job);
+        completeJob(this.ctx.db, row.id, this.holder, this.ctx.clock.now());
+      } catch (error) {
+        this.recordFailure(row, registration, error);
+      } finally {
+        clearInterval(renewal);
+        registration.running--;
+        this.running.delete(row.id);
+        this.wake();
+      }
+    })();
+    this.running.set(row.id, { promise, abort, row });
+  }
+
+  private recordFailure(row: JobRow, registration: Registration, error: unknown): void {
+    const now = this.ctx.clock.now();
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof JobSnooze) {
+      snoozeJob(this.ctx.db, row.id, this.holder, now, error.runAt);
+      return;
+    }
+    let retryAt: number | null = null;
+    if (!(error instanceof JobDiscard) && row.attempt < row.maxAttempts) {
+      retryAt = registration.retryAt(row, now);
+      if (error instanceof JobRetryLater) retryAt = Math.max(retryAt, error.notBefore);
+    }
+    failJob(this.ctx.db, row, this.holder, now, { retryAt, error: message });
+    if (retryAt === null && !(error instanceof JobDiscard)) {
+      this.ctx.logger.warn("job failed for good", { job_id: row.id, type: row.type, attempts: row.attempt, error: message });
+    }
+  }
+}

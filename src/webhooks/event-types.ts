@@ -1,0 +1,99 @@
+import { t, type TSchema } from "elysia";
+
+/** Set A, the call lifecycle, sent to the agent's webhook_url. */
+export const AGENT_EVENT_TYPES = ["call.started", "call.transcript", "call.ended", "call.error", "call.transfer"] as const;
+/** Set B, outcomes, sent to the workspace endpoints subscribed to them. */
+export const WORKSPACE_EVENT_TYPES = ["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded"] as const;
+/** Sent only by "send test event" on an endpoint or an agent. */
+export const TEST_EVENT_TYPE = "webhook.test";
+
+export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
+export type WorkspaceEventType = (typeof WORKSPACE_EVENT_TYPES)[number];
+
+const Iso = t.String({ format: "date-time" });
+const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
+
+const Turn = t.Object({
+  role: t.Union([t.Literal("agent"), t.Literal("caller")]),
+  text: t.String(),
+  start_ms: t.Integer({ description: "From the start of the call" }),
+  end_ms: t.Integer(),
+  interrupted: t.Boolean({ description: "The caller spoke over it; `text` holds only what was played" }),
+});
+
+const CallParties = {
+  call_id: t.String(),
+  agent_id: t.String(),
+  direction: t.Union([t.Literal("inbound"), t.Literal("outbound"), t.Literal("web")]),
+  from: Nullable(t.String({ description: "E.164" })),
+  to: Nullable(t.String({ description: "E.164" })),
+};
+
+const CallOutcome = t.Object({
+  ...CallParties,
+  status: t.String({ description: "completed, transferred, failed, no_answer, busy, canceled" }),
+  end_reason: Nullable(t.String()),
+  started_at: Nullable(Iso),
+  ended_at: Iso,
+  duration_seconds: t.Integer(),
+  transcript: t.Array(Turn),
+  extracted: t.Record(t.String(), t.Unknown(), { description: "The agent's extraction fields" }),
+  summary: Nullable(t.String()),
+  recording_url: Nullable(t.String()),
+  metadata: t.Record(t.String(), t.Unknown()),
+});
+
+/** The `data` of every event type, published in the OpenAPI document's `webhooks` section. */
+export const EVENT_DATA: Record<string, TSchema> = {
+  "call.started": t.Object({ ...CallParties, started_at: Iso }),
+  "call.transcript": t.Object({ turn: t.Integer({ description: "0-based turn index" }), ...Turn.properties }),
+  "call.ended": t.Object({
+    status: t.String(),
+    end_reason: Nullable(t.String()),
+    duration_ms: t.Integer(),
+    transcript_url: t.String(),
+    recording_url: Nullable(t.String()),
+  }),
+  "call.error": t.Object({ code: t.String(), message: t.String(), fatal: t.Boolean({ description: "Whether the call ended because of it" }) }),
+  "call.transfer": t.Object({ to: t.String({ description: "E.164 or SIP URI" }), reason: Nullable(t.String()) }),
+  "call.completed": CallOutcome,
+  "call.transferred": t.Composite([CallOutcome, t.Object({ transferred_to: t.String() })]),
+  "call.failed": CallOutcome,
+  "campaign.completed": t.Object({
+    campaign_id: t.String(),
+    name: t.String(),
+    completed_at: Iso,
+    counts: t.Record(t.String(), t.Integer(), { description: "Contacts per final state" }),
+    calls: t.Integer(),
+    minutes: t.Number(),
+  }),
+  "payment.succeeded": t.Object({
+    payment_id: t.String(),
+    amount: t.Integer({ description: "Micro-units of the instance currency" }),
+    currency: t.String(),
+    balance: t.Integer({ description: "Wallet balance after the payment, micro-units" }),
+  }),
+  [TEST_EVENT_TYPE]: t.Object({ message: t.String(), destination_id: t.String() }),
+};
+
+/** Envelope of Set A (call lifecycle). */
+export function agentEnvelope(type: string, data: TSchema) {
+  return t.Object({
+    type: t.Literal(type),
+    event_id: t.String({ description: "`evt_…`, the same on every retry and replay: de-duplicate on it" }),
+    call_id: Nullable(t.String()),
+    agent_id: t.String(),
+    timestamp: Iso,
+    data,
+  });
+}
+
+/** Envelope of Set B (outcomes). */
+export function workspaceEnvelope(type: string, data: TSchema) {
+  return t.Object({
+    event: t.Literal(type),
+    id: t.String({ description: "`evt_…`, the same on every retry and replay: de-duplicate on it" }),
+    ts: Iso,
+    data,
+  });
+}

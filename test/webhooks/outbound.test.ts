@@ -1,0 +1,38 @@
+import { describe, expect, test } from "bun:test";
+import { isPublicAddress } from "../../src/net/address-policy.ts";
+import { OutboundRefused, sendOutbound } from "../../src/net/outbound.ts";
+import { startReceiver } from "../helpers/webhook-receiver.ts";
+
+const request = { method: "POST" as const, headers: {}, body: "{}", timeoutMs: 1000, maxResponseBytes: 1024 };
+
+describe("outbound requests (SSRF guard)", () => {
+  test("address classification", () => {
+    for (const address of ["127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1"]) {
+      expect(`${address} ${isPublicAddress(address)}`).toBe(`${address} false`);
+    }
+    for (const address of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "172.32.0.1"]) {
+      expect(`${address} ${isPublicAddress(address)}`).toBe(`${address} true`);
+    }
+  });
+
+  test("the address is checked after resolution: a public-looking name that resolves inside is refused before connecting", async () => {
+    const receiver = startReceiver();
+    const resolve = async () => [{ address: "127.0.0.1", family: 4 }];
+    const url = receiver.url.replace("127.0.0.1", "hooks.example.com").replace("http:", "https:");
+    await expect(sendOutbound(url, request, { allowPrivate: false, resolve })).rejects.toThrow(OutboundRefused);
+    await expect(sendOutbound(url, request, { allowPrivate: false, resolve })).rejects.toThrow(/resolves to 127\.0\.0\.1/);
+    const mixed = async () => [{ address: "93.184.216.34", family: 4 }, { address: "10.0.0.8", family: 4 }];
+    await expect(sendOutbound(url, request, { allowPrivate: false, resolve: mixed })).rejects.toThrow(/10\.0\.0\.8/);
+    expect(receiver.requests).toHaveLength(0);
+    receiver.stop();
+  });
+
+  test("with private URLs allowed (dev, on-prem), loopback http works and the body is capped", async () => {
+    const receiver = startReceiver(() => new Response("y".repeat(5000)));
+    const response = await sendOutbound(receiver.url, request, { allowPrivate: true });
+    expect(response.status).toBe(200);
+    expect(response.body.length).toBe(1024);
+    expect(response.truncated).toBe(true);
+    receiver.stop();
+  });
+});
