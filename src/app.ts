@@ -7,11 +7,15 @@ import { idempotency } from "./http/idempotency.ts";
 import { openApiRoutes } from "./http/openapi.ts";
 import { createRequestMeta } from "./http/request-meta.ts";
 import { RouteIndex } from "./http/route-index.ts";
+import { agentRoutes } from "./modules/agents/routes.ts";
 import { apiKeyRoutes } from "./modules/api-keys/routes.ts";
 import { auditLogRoutes } from "./modules/audit-log/routes.ts";
 import { authRoutes } from "./modules/auth/routes.ts";
 import { healthRoutes } from "./modules/health/routes.ts";
+import { knowledgeBaseRoutes } from "./modules/knowledge-base/routes.ts";
 import { memberRoutes } from "./modules/members/routes.ts";
+import { providerRoutes } from "./modules/providers/routes.ts";
+import { toolRoutes } from "./modules/tools/routes.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 
@@ -38,6 +42,10 @@ export function createApp(ctx: AppContext) {
     .use(memberRoutes(ctx))
     .use(apiKeyRoutes(ctx))
     .use(auditLogRoutes(ctx))
+    .use(agentRoutes(ctx))
+    .use(toolRoutes(ctx))
+    .use(knowledgeBaseRoutes(ctx))
+    .use(providerRoutes(ctx))
     .use(webhookRoutes(ctx))
     .use(openApiRoutes(ctx, routes));
   routes.load(app.routes);

@@ -25,6 +25,7 @@ export interface ConfigValues {
   registration: string;
   logLevel: string;
   jobLeaseSeconds: number;
+  offline: boolean;
 }
 
 export const OPTIONS: OptionSpec[] = [
@@ -41,5 +42,6 @@ export const OPTIONS: OptionSpec[] = [
   { key: "brandSlug", flag: "brand-slug", env: "PARLEY_BRAND_SLUG", type: "string", default: "parley", help: "lowercase slug used in API key prefixes (sk_<slug>_live_)" },
   { key: "registration", flag: "registration", env: "PARLEY_REGISTRATION", type: "string", default: "open", help: "open: anyone may register; closed: only the CLI and invitations add users" },
   { key: "logLevel", flag: "log-level", env: "PARLEY_LOG_LEVEL", type: "string", default: "info", help: "debug, info, warn or error" },
+  { key: "offline", flag: "offline", env: "PARLEY_OFFLINE", type: "boolean", default: false, help: "air-gapped: never fetch from the internet (knowledge-base URLs are refused)" },
   { key: "jobLeaseSeconds", flag: "job-lease-seconds", env: "PARLEY_JOB_LEASE_SECONDS", type: "integer", default: 30, help: "how long a crashed worker's jobs wait before they run again" },
 ];

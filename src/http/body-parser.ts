@@ -13,8 +13,14 @@ export function bodyParser(routes: RouteIndex, limitBytes: number) {
     if (declared === "0") return undefined;
     const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
     if (type === "application/json" || type.endsWith("+json")) return parseJson(await readLimited(request, limitBytes));
-    const accepted = routes.find(request.method, route)?.bodyTypes ?? [];
-    if (accepted.includes(type)) return undefined; // Elysia's own parser handles the declared type
+    const info = routes.find(request.method, route);
+    const accepted = info?.bodyTypes ?? [];
+    if (accepted.includes(type)) {
+      // Elysia's own parser reads the declared type; refuse a declared length over the route's limit first.
+      const limit = info?.maxBodyBytes ?? limitBytes;
+      if (Number(declared) > limit) throw tooLarge(limit);
+      return undefined;
+    }
     const text = await readLimited(request, limitBytes);
     if (text.length === 0) return undefined;
     const expected = ["application/json", ...accepted].join(", ");
@@ -55,5 +61,6 @@ function parseJson(text: string): unknown {
 }
 
 function tooLarge(limitBytes: number): ApiError {
-  return new ApiError("payload_too_large", `the body exceeds the ${Math.round(limitBytes / 1024)} KiB limit`);
+  const size = limitBytes >= 1024 * 1024 ? `${Math.round(limitBytes / 1024 / 1024)} MiB` : `${Math.round(limitBytes / 1024)} KiB`;
+  return new ApiError("payload_too_large", `the body exceeds the ${size} limit`);
 }

@@ -60,7 +60,7 @@ export function buildOpenApi(ctx: AppContext, routes: RouteIndex): Json {
 }
 
 function describeOperation(route: RouteInfo): Json {
-  const detail = { ...((route.hooks.detail as Json | undefined) ?? {}) };
+  const { "x-body-types": _types, "x-max-body-bytes": _limit, ...detail } = (route.hooks.detail as Json | undefined) ?? {};
   const auth = route.auth ?? "public";
   const hasBody = Boolean(route.hooks.body);
   const parameters: Json[] = [];
@@ -91,13 +91,25 @@ function describeOperation(route: RouteInfo): Json {
     parameters,
     responses: { ...successResponses(route), ...errorResponses(route, auth, hasBody, pathNames.length > 0, Boolean(query)) },
   };
-  if (hasBody) {
-    const schema = toJsonSchema(route.hooks.body);
-    const content: Json = { "application/json": { schema } };
-    for (const type of route.bodyTypes) content[type] = { schema: type === "multipart/form-data" ? schema : { type: "string" } };
-    operation.requestBody = { required: true, content };
-  }
+  if (hasBody) operation.requestBody = { required: true, content: requestContent(route) };
   return operation;
+}
+
+/** JSON variants under application/json; variants with a file part under multipart/form-data. */
+function requestContent(route: RouteInfo): Json {
+  const schema = toJsonSchema(route.hooks.body) as Json;
+  const variants = (schema.anyOf as Json[] | undefined) ?? [schema];
+  const hasFile = (variant: Json) => Object.values((variant.properties as Record<string, Json> | undefined) ?? {}).some((p) => p.format === "binary");
+  const { default: _fileDefault, ...clean } = schema;
+  const one = (list: Json[]) => (list.length === 1 ? list[0] : { ...clean, anyOf: list });
+  const content: Json = {};
+  const json = variants.filter((v) => !hasFile(v));
+  if (json.length) content["application/json"] = { schema: one(json) };
+  for (const type of route.bodyTypes) {
+    const files = variants.filter(hasFile);
+    content[type] = { schema: type === "multipart/form-data" && files.length ? one(files) : { type: "string" } };
+  }
+  return content;
 }
 
 function successResponses(route: RouteInfo): Json {

@@ -5,8 +5,10 @@ export interface RouteInfo {
   method: string;
   path: string;
   auth: RouteAuth | null;
-  /** Non-JSON body types the route accepts (Elysia's `type` option), e.g. multipart uploads. */
+  /** Non-JSON body types the route accepts (Elysia's `type` option or `x-body-types`), e.g. multipart uploads. */
   bodyTypes: string[];
+  /** Largest non-JSON body the route takes (`x-max-body-bytes`); JSON keeps the global limit. */
+  maxBodyBytes: number | null;
   hooks: Record<string, unknown>;
   pattern: RegExp;
 }
@@ -41,12 +43,14 @@ export class RouteIndex {
         const hooks = route.hooks ?? {};
         const detail = (hooks.detail ?? {}) as Record<string, unknown>;
         const type = hooks.type;
-        const types = (Array.isArray(type) ? type : type ? [type] : []) as string[];
+        const declared = (detail["x-body-types"] as string[] | undefined) ?? [];
+        const types = [...((Array.isArray(type) ? type : type ? [type] : []) as string[]), ...declared];
         return {
           method: route.method,
           path: route.path,
           auth: (detail["x-required-scope"] as RouteAuth | undefined) ?? null,
           bodyTypes: types.map((t) => ELYSIA_TYPES[t] ?? t),
+          maxBodyBytes: (detail["x-max-body-bytes"] as number | undefined) ?? null,
           hooks,
           pattern: new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`),
         };

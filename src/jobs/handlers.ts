@@ -1,6 +1,7 @@
 import type { AppContext } from "../core/context.ts";
 import { deliverWebhook } from "../webhooks/delivery.ts";
 import { DELIVER_JOB } from "../webhooks/outbox.ts";
+import { INDEX_JOB, indexSource } from "../knowledge/indexing.ts";
 
 /** Every job type the server runs, registered once per context. */
 export function registerJobHandlers(ctx: AppContext): void {
@@ -10,4 +11,6 @@ export function registerJobHandlers(ctx: AppContext): void {
     maxAttempts: 50,
     retryAt: (_job, now) => now, // the handler names the exact time (its own schedule) with JobRetryLater
   });
+  // Embedding is CPU work on this box (the built-in embedder): two at a time leave room for requests.
+  ctx.jobs.register<{ source_id: string }>(INDEX_JOB, (job) => indexSource(ctx, job), { concurrency: 2, maxAttempts: 5 });
 }

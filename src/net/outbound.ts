@@ -56,6 +56,29 @@ export interface OutboundResponse {
  * kept), so a DNS answer that changes between check and connect cannot redirect it inside.
  */
 export async function sendOutbound(raw: string, request: OutboundRequest, policy: OutboundPolicy): Promise<OutboundResponse> {
+  const started = performance.now();
+  const timeout = AbortSignal.timeout(request.timeoutMs);
+  const response = await openOutbound(raw, { ...request, signal: request.signal ? AbortSignal.any([timeout, request.signal]) : timeout }, policy, timeout, request.timeoutMs);
+  try {
+    const { body, truncated } = await readCapped(response, request.maxResponseBytes);
+    return { status: response.status, headers: response.headers, body, truncated, durationMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    if (timeout.aborted) throw new OutboundTimeout(`the response did not finish within ${request.timeoutMs / 1000} s`);
+    throw new OutboundFailed(describeNetworkError(error));
+  }
+}
+
+/**
+ * The same checks, but hands back the response unread: for streams (model output, audio) that the
+ * caller consumes as they arrive. `signal` should carry the caller's own time-out.
+ */
+export async function openOutbound(
+  raw: string,
+  request: { method: "GET" | "POST"; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+  policy: OutboundPolicy,
+  timeout?: AbortSignal,
+  timeoutMs?: number,
+): Promise<Response> {
   const url = checkUrlShape(raw, policy);
   let target = url.toString();
   const headers: Record<string, string> = { ...request.headers };
@@ -72,21 +95,10 @@ export async function sendOutbound(raw: string, request: OutboundRequest, policy
     headers.host = url.host;
     tls.serverName = host;
   }
-  const started = performance.now();
-  const timeout = AbortSignal.timeout(request.timeoutMs);
-  const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
-  let response: Response;
   try {
-    response = await fetch(target, { method: request.method, headers, body: request.body, signal, redirect: "manual", tls } as RequestInit);
+    return await fetch(target, { method: request.method, headers, body: request.body, signal: request.signal, redirect: "manual", tls } as RequestInit);
   } catch (error) {
-    if (timeout.aborted) throw new OutboundTimeout(`no response within ${request.timeoutMs / 1000} s`);
-    throw new OutboundFailed(describeNetworkError(error));
-  }
-  try {
-    const { body, truncated } = await readCapped(response, request.maxResponseBytes);
-    return { status: response.status, headers: response.headers, body, truncated, durationMs: Math.round(performance.now() - started) };
-  } catch (error) {
-    if (timeout.aborted) throw new OutboundTimeout(`the response did not finish within ${request.timeoutMs / 1000} s`);
+    if (timeout?.aborted || (error as Error)?.name === "TimeoutError") throw new OutboundTimeout(`no response within ${(timeoutMs ?? 0) / 1000} s`);
     throw new OutboundFailed(describeNetworkError(error));
   }
 }

@@ -11,6 +11,8 @@ let b: RegisteredUser;
 let bKey: string;
 /** A real object of workspace A for every path template with an id in it. */
 const objectOfA: Record<string, string> = {};
+/** Values for path parameters other than `{id}` (a version number, a source of A's knowledge base). */
+const paramOfA: Record<string, string> = {};
 const idsOfA: string[] = [];
 
 /**
@@ -37,6 +39,20 @@ beforeAll(async () => {
   objectOfA["/v1/webhooks/events/{id}"] = published.eventId;
   objectOfA["/v1/webhooks/failed/{id}/replay"] = published.deliveryIds[0];
   idsOfA.push(endpoint.body.id, published.eventId, published.deliveryIds[0]);
+  const tool = await server.api.post("/v1/tools", { name: "a_tool", description: "A's tool", url: "https://tools.example.com/a" }, { token: aKey.secret });
+  const agent = await server.api.post("/v1/agents", { name: "A's agent", tools: [{ type: "function", tool_id: tool.body.id }] }, { token: aKey.secret });
+  const kb = await server.api.post("/v1/knowledge-base", { name: "A's knowledge" }, { token: aKey.secret });
+  const source = await server.api.post(`/v1/knowledge-base/${kb.body.id}/sources`, { type: "text", name: "A's notes", text: "Secret notes of tenant A." }, { token: aKey.secret });
+  const provider = await server.api.post("/v1/providers", { name: "A's model", kind: "openai-compatible", base_url: "https://models.example.com/v1" }, { token: aKey.secret });
+  for (const suffix of ["", "/test-function", "/duplicate", "/versions", "/versions/{version}/restore", "/webhook/rotate-secret", "/webhook/test", "/chat"]) objectOfA[`/v1/agents/{id}${suffix}`] = agent.body.id;
+  for (const suffix of ["", "/sources", "/sources/{src}", "/sources/{src}/reindex", "/query"]) objectOfA[`/v1/knowledge-base/{id}${suffix}`] = kb.body.id;
+  objectOfA["/v1/tools/{id}"] = tool.body.id;
+  objectOfA["/v1/providers/{id}"] = provider.body.id;
+  objectOfA["/v1/providers/{id}/check"] = provider.body.id;
+  paramOfA.version = "1";
+  paramOfA.src = source.body.id;
+  VALID_BODY["POST /v1/agents/{id}/test-function"] = { tool_id: tool.body.id, arguments: {} };
+  idsOfA.push(tool.body.id, agent.body.id, kb.body.id, source.body.id, provider.body.id);
   objectOfA["/v1/api-keys/{id}"] = aKey.id;
   objectOfA["/v1/workspaces/current/members/{id}"] = member.memberId;
   objectOfA["/v1/audit-log/{id}"] = audit.body.data[0].id;
@@ -48,6 +64,13 @@ afterAll(() => server.stop());
 /** A valid body per mutating operation, so the answer is about ownership, not validation. */
 const VALID_BODY: Record<string, unknown> = {
   "PATCH /v1/api-keys/{id}": { name: "renamed by B" },
+  "PATCH /v1/agents/{id}": { name: "renamed by B" },
+  "POST /v1/agents/{id}/chat": { message: "hello" },
+  "PATCH /v1/tools/{id}": { description: "changed by B" },
+  "PATCH /v1/knowledge-base/{id}": { name: "renamed by B" },
+  "POST /v1/knowledge-base/{id}/sources": { type: "text", name: "B's", text: "planted by B" },
+  "POST /v1/knowledge-base/{id}/query": { query: "secret notes" },
+  "PATCH /v1/providers/{id}": { name: "renamed by B" },
   "PATCH /v1/workspaces/current/members/{id}": { role: "viewer" },
   "PATCH /v1/webhooks/{id}": { description: "changed by B" },
 };
@@ -67,7 +90,7 @@ describe("cross-workspace matrix", () => {
       if (NOT_WORKSPACE_OBJECTS[op.path]) return;
       // Logging out only ever ends the caller's own session; it would just end B's for the rest of the matrix.
       if (SESSION_ENDING.has(`${op.method} ${op.path}`)) return;
-      const path = op.path.replace(/\{[^}]+\}/g, () => objectOfA[op.path]);
+      const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === "id" || name === "token" ? objectOfA[op.path] : paramOfA[name]));
       // B's owner session (user-level and workspace routes) and B's admin key (workspace routes).
       const credentials = op.auth === "user" ? [b.token] : [b.token, bKey];
       for (const token of credentials) {
@@ -95,6 +118,12 @@ describe("cross-workspace matrix", () => {
     expect(sessions.body.data.map((s: any) => s.id)).toContain(objectOfA["/v1/auth/sessions/{id}"]);
     const endpoint = await server.api.get(`/v1/webhooks/${objectOfA["/v1/webhooks/{id}"]}`, { token: a.token });
     expect(endpoint.body.description).toBeNull();
+    const agent = await server.api.get(`/v1/agents/${objectOfA["/v1/agents/{id}"]}`, { token: a.token });
+    expect(agent.body).toMatchObject({ name: "A's agent", version: 1 });
+    const kb = await server.api.get(`/v1/knowledge-base/${objectOfA["/v1/knowledge-base/{id}"]}`, { token: a.token });
+    expect(kb.body).toMatchObject({ name: "A's knowledge", counts: { sources: 1 } });
+    const provider = await server.api.get("/v1/providers", { token: a.token });
+    expect(provider.body.data.map((p: any) => p.name)).toContain("A's model");
   });
 
   test("a member cannot switch into a workspace they do not belong to", async () => {

@@ -59,10 +59,18 @@ describe("OpenAPI document", () => {
         if (/^4/.test(status)) expect(response.content["application/problem+json"].schema.$ref).toBe("#/components/schemas/Problem");
       }
       if (["POST", "PATCH", "PUT"].includes(method) && op.requestBody) {
-        expect(op.requestBody.content["application/json"].schema.type, where).toBe("object");
+        const json = op.requestBody.content["application/json"].schema;
+        const variants = json.anyOf ?? [json];
+        for (const variant of variants) expect(variant.type, where).toBe("object");
       }
       for (const param of op.parameters) expect(param.schema, `${where} ${param.name}`).toBeDefined();
     }
+  });
+
+  test("uploads are documented as multipart with a binary file part", () => {
+    const content = doc.paths["/v1/knowledge-base/{id}/sources"].post.requestBody.content;
+    expect(content["multipart/form-data"].schema.properties.file).toMatchObject({ type: "string", format: "binary" });
+    expect(content["application/json"].schema.anyOf.map((v: any) => v.properties.type.const)).toEqual(["text", "url"]);
   });
 
   test("query parameters are documented with their real types, not Elysia's coercion", () => {

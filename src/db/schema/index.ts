@@ -6,3 +6,6 @@ export * from "./audit-log.ts";
 export * from "./idempotency.ts";
 export * from "./jobs.ts";
 export * from "./webhooks.ts";
+export * from "./agents.ts";
+export * from "./providers.ts";
+export * from "./knowledge.ts";

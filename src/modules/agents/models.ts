@@ -1,0 +1,71 @@
+import { t } from "elysia";
+import { Timestamp } from "../../http/models.ts";
+import { toIso } from "../../lib/time.ts";
+import { agentFields } from "./config.ts";
+import type { AgentRow } from "./repo.ts";
+import { configOf } from "./service.ts";
+
+export const Agent = t.Composite([
+  t.Object({
+    id: t.String({ description: "`agent_…`" }),
+    object: t.Literal("agent"),
+    version: t.Integer({ description: "Increases with every change; see /versions" }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  t.Object(agentFields),
+]);
+
+export const AgentWithSecret = t.Composite([Agent, t.Object({ webhook_secret: t.String({ description: "Signs the lifecycle events sent to webhook_url; shown this once" }) })]);
+
+export const AgentVersion = t.Object({
+  object: t.Literal("agent_version"),
+  agent_id: t.String(),
+  version: t.Integer(),
+  note: t.Union([t.String(), t.Null()]),
+  created_by: t.Union([t.String(), t.Null()]),
+  created_at: Timestamp,
+  config: t.Record(t.String(), t.Unknown(), { description: "The full configuration of that version" }),
+});
+
+export const VersionParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), version: t.Integer({ minimum: 1 }) });
+
+export const ChatRequest = t.Object(
+  {
+    message: t.Optional(t.String({ minLength: 1, maxLength: 4000, description: "What the user says; omit to just open a session and hear the greeting" })),
+    digits: t.Optional(t.String({ pattern: "^[0-9*#]{1,32}$", description: "Keys pressed instead of speaking (DTMF)" })),
+    session_id: t.Optional(t.String({ description: "Continue this conversation" })),
+    variables: t.Optional(t.Record(t.String(), t.Unknown(), { description: "Values for {{variables}} (used when a session starts)" })),
+  },
+  { additionalProperties: false },
+);
+
+export const ChatResponse = t.Object({
+  session_id: t.String(),
+  reply: t.String({ description: "Everything the agent said this turn, joined" }),
+  messages: t.Array(t.Object({ role: t.Literal("agent"), text: t.String() })),
+  ended: t.Boolean(),
+  action: t.Union([t.Object({ type: t.Union([t.Literal("end"), t.Literal("transfer")]), number: t.Optional(t.String()) }), t.Null()]),
+  tool_calls: t.Array(t.Object({ name: t.String(), arguments: t.Record(t.String(), t.Unknown()), ok: t.Boolean(), result: t.Unknown() })),
+  error: t.Union([t.String(), t.Null()], { description: "A provider failure the agent covered with its fallback line" }),
+});
+
+export const TestFunctionRequest = t.Object(
+  { tool_id: t.String({ description: "One of the agent's tools (`tool_…`)" }), arguments: t.Optional(t.Record(t.String(), t.Unknown())) },
+  { additionalProperties: false },
+);
+
+export const ToolInvocation = t.Object({
+  call_id: t.String(),
+  request: t.Object({ url: t.String(), method: t.Literal("POST"), headers: t.Record(t.String(), t.String()), body: t.Unknown() }),
+  response: t.Union([t.Object({ status: t.Integer(), body: t.Unknown() }), t.Null()]),
+  result: t.Unknown({ description: "What the agent's brain receives" }),
+  error: t.Union([t.String(), t.Null()]),
+  latency_ms: t.Integer(),
+});
+
+export const WebhookSecret = t.Object({ webhook_secret: t.String({ description: "Shown once; the previous secret keeps signing for 24 h" }) });
+
+export function agentJson(row: AgentRow) {
+  return { id: row.id, object: "agent" as const, version: row.version, created_at: toIso(row.createdAt), updated_at: toIso(row.updatedAt), ...configOf(row) };
+}

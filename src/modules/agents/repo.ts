@@ -1,0 +1,65 @@
+import { and, desc, eq, lt, sql } from "drizzle-orm";
+import type { Db } from "../../db/connection.ts";
+import { prepared } from "../../db/prepared.ts";
+import { agents, agentVersions } from "../../db/schema/index.ts";
+import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+
+export type AgentRow = typeof agents.$inferSelect;
+export type AgentVersionRow = typeof agentVersions.$inferSelect;
+
+const agentById = prepared((db) =>
+  db.select().from(agents).where(and(eq(agents.workspaceId, sql.placeholder("workspaceId")), eq(agents.id, sql.placeholder("id")))).prepare(),
+);
+
+export function findAgent(db: Db, workspaceId: string, id: string): AgentRow | undefined {
+  return agentById(db).get({ workspaceId, id });
+}
+
+export function listAgents(db: Db, workspaceId: string, page: PageRequest): AgentRow[] {
+  return db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.workspaceId, workspaceId), afterCursor(agents.createdAt, agents.id, page.after)))
+    .orderBy(desc(agents.createdAt), desc(agents.id))
+    .limit(page.limit + 1)
+    .all();
+}
+
+export function insertAgent(db: Db, row: AgentRow): void {
+  db.insert(agents).values(row).run();
+}
+
+export function updateAgentRow(db: Db, workspaceId: string, id: string, changes: Pick<AgentRow, "name" | "config" | "version" | "updatedAt">): void {
+  db.update(agents).set(changes).where(and(eq(agents.workspaceId, workspaceId), eq(agents.id, id))).run();
+}
+
+export function deleteAgentRow(db: Db, workspaceId: string, id: string): void {
+  db.delete(agents).where(and(eq(agents.workspaceId, workspaceId), eq(agents.id, id))).run();
+}
+
+export function insertVersion(db: Db, row: AgentVersionRow): void {
+  db.insert(agentVersions).values(row).run();
+}
+
+export function listVersions(db: Db, workspaceId: string, agentId: string, limit: number, before: number | null): AgentVersionRow[] {
+  const conditions = [eq(agentVersions.workspaceId, workspaceId), eq(agentVersions.agentId, agentId)];
+  if (before !== null) conditions.push(lt(agentVersions.version, before));
+  return db.select().from(agentVersions).where(and(...conditions)).orderBy(desc(agentVersions.version)).limit(limit + 1).all();
+}
+
+export function findVersion(db: Db, workspaceId: string, agentId: string, version: number): AgentVersionRow | undefined {
+  return db
+    .select()
+    .from(agentVersions)
+    .where(and(eq(agentVersions.workspaceId, workspaceId), eq(agentVersions.agentId, agentId), eq(agentVersions.version, version)))
+    .get();
+}
+
+/** Agents whose configuration mentions an id (a tool, a knowledge base): ids are unique random strings. */
+export function agentsReferencing(db: Db, workspaceId: string, id: string): { id: string; name: string }[] {
+  return db
+    .select({ id: agents.id, name: agents.name })
+    .from(agents)
+    .where(and(eq(agents.workspaceId, workspaceId), sql`instr(${agents.config}, ${`"${id}"`}) > 0`))
+    .all();
+}

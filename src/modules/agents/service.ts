@@ -1,0 +1,82 @@
+import type { AppContext } from "../../core/context.ts";
+import { ApiError, notFound } from "../../http/errors.ts";
+import { newId } from "../../lib/ids.ts";
+import { getWorkspace } from "../workspaces/service.ts";
+import { createAgentWebhook, deleteAgentWebhook, updateAgentWebhook } from "../webhooks/agent-webhooks.ts";
+import { withDefaults, type AgentConfig, type AgentInput } from "./config.ts";
+import { agentReferenceProblems } from "./references.ts";
+import * as repo from "./repo.ts";
+import { agentUsage } from "./usage.ts";
+
+export function configOf(row: repo.AgentRow): AgentConfig {
+  return { ...(row.config as Omit<AgentConfig, "name">), name: row.name } as AgentConfig;
+}
+
+function checkConfig(ctx: AppContext, workspaceId: string, config: AgentConfig): void {
+  const problems = agentReferenceProblems(ctx, workspaceId, config);
+  if (problems.length) throw new ApiError("validation_failed", problems.map((p) => `${p.field}: ${p.message}`).join("; "), { errors: problems });
+}
+
+function storedConfig(config: AgentConfig): Record<string, unknown> {
+  const { name: _name, ...rest } = config;
+  return rest;
+}
+
+/** Creates the agent, its first version and its lifecycle webhook channel in one transaction. */
+export function createAgent(ctx: AppContext, workspaceId: string, input: AgentInput & { name: string }, actor: string | null) {
+  const config = withDefaults(input, getWorkspace(ctx, workspaceId).defaultLanguage);
+  checkConfig(ctx, workspaceId, config);
+  const now = ctx.clock.now();
+  const row: repo.AgentRow = { id: newId("agent"), workspaceId, name: config.name, config: storedConfig(config), version: 1, createdAt: now, updatedAt: now };
+  const webhookSecret = ctx.sqlite.transaction(() => {
+    repo.insertAgent(ctx.db, row);
+    repo.insertVersion(ctx.db, { agentId: row.id, version: 1, workspaceId, name: row.name, config: row.config, createdBy: actor, note: "created", createdAt: now });
+    return createAgentWebhook(ctx, workspaceId, row.id, config.webhook_url, config.webhook_events);
+  })();
+  return { row, webhookSecret };
+}
+
+export function getAgent(ctx: AppContext, workspaceId: string, id: string): repo.AgentRow {
+  const row = repo.findAgent(ctx.db, workspaceId, id);
+  if (!row) throw notFound("agent");
+  return row;
+}
+
+/** A new configuration becomes a new version; the fields given replace the stored ones whole. */
+export function updateAgent(ctx: AppContext, workspaceId: string, id: string, changes: AgentInput, actor: string | null, note = "updated") {
+  const current = getAgent(ctx, workspaceId, id);
+  const config = { ...configOf(current), ...changes } as AgentConfig;
+  checkConfig(ctx, workspaceId, config);
+  const now = ctx.clock.now();
+  const version = current.version + 1;
+  ctx.sqlite.transaction(() => {
+    repo.updateAgentRow(ctx.db, workspaceId, id, { name: config.name, config: storedConfig(config), version, updatedAt: now });
+    repo.insertVersion(ctx.db, { agentId: id, version, workspaceId, name: config.name, config: storedConfig(config), createdBy: actor, note, createdAt: now });
+    updateAgentWebhook(ctx, workspaceId, id, config.webhook_url, config.webhook_events);
+  })();
+  return getAgent(ctx, workspaceId, id);
+}
+
+export function restoreVersion(ctx: AppContext, workspaceId: string, id: string, version: number, actor: string | null) {
+  getAgent(ctx, workspaceId, id);
+  const old = repo.findVersion(ctx.db, workspaceId, id, version);
+  if (!old) throw notFound(`version ${version} of this agent`);
+  // References may have gone since (a deleted tool): checked again like any update.
+  return updateAgent(ctx, workspaceId, id, { ...(old.config as AgentInput), name: old.name }, actor, `restored from version ${version}`);
+}
+
+export function duplicateAgent(ctx: AppContext, workspaceId: string, id: string, name: string | undefined, actor: string | null) {
+  const source = configOf(getAgent(ctx, workspaceId, id));
+  return createAgent(ctx, workspaceId, { ...source, name: name ?? `${source.name} (copy)` }, actor);
+}
+
+/** Refused while something still routes calls to it, naming what. */
+export function deleteAgent(ctx: AppContext, workspaceId: string, id: string): void {
+  getAgent(ctx, workspaceId, id);
+  const usage = agentUsage(ctx, workspaceId, id);
+  if (usage.length) throw new ApiError("conflict", `the agent is still in use: ${usage.join("; ")}`);
+  ctx.sqlite.transaction(() => {
+    repo.deleteAgentRow(ctx.db, workspaceId, id);
+    deleteAgentWebhook(ctx, workspaceId, id);
+  })();
+}

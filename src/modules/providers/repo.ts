@@ -1,0 +1,21 @@
+import { and, desc, eq } from "drizzle-orm";
+import type { Db } from "../../db/connection.ts";
+import { providerConnections } from "../../db/schema/index.ts";
+import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+
+export type ProviderRow = typeof providerConnections.$inferSelect;
+export type ProviderKind = ProviderRow["kind"];
+
+export function findProvider(db: Db, workspaceId: string, id: string): ProviderRow | undefined {
+  return db.select().from(providerConnections).where(and(eq(providerConnections.workspaceId, workspaceId), eq(providerConnections.id, id))).get();
+}
+
+export function listProviders(db: Db, workspaceId: string, page: PageRequest): ProviderRow[] {
+  return db
+    .select()
+    .from(providerConnections)
+    .where(and(eq(providerConnections.workspaceId, workspaceId), afterCursor(providerConnections.createdAt, providerConnections.id, page.after)))
+    .orderBy(desc(providerConnections.createdAt), desc(providerConnections.id))
+    .limit(page.limit + 1)
+    .all();
+}

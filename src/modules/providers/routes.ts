@@ -1,0 +1,64 @@
+import { Elysia, status, t } from "elysia";
+import type { AppContext } from "../../core/context.ts";
+import { authPlugin } from "../../http/auth.ts";
+import { docsFor } from "../../http/docs.ts";
+import { IdParam, NoContent, noContent } from "../../http/models.ts";
+import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
+import { encodeCursor } from "../../lib/cursor.ts";
+import { CheckResult, Provider, ProviderCreate, ProviderUpdate, builtinProviderJson, providerJson } from "./models.ts";
+import { listProviders } from "./repo.ts";
+import * as service from "./service.ts";
+
+const doc = docsFor("Providers");
+
+export function providerRoutes(ctx: AppContext) {
+  const json = (row: Parameters<typeof providerJson>[0]) => providerJson(row, service.lastFour(ctx, row));
+  return new Elysia({ prefix: "/v1/providers" })
+    .use(authPlugin(ctx))
+    .get(
+      "/",
+      ({ principal, query }) => {
+        const page = pageRequest(query);
+        const position = (r: { createdAt: number; id: string }) => ({ at: r.createdAt, id: r.id });
+        if (page.after) return toPage(listProviders(ctx.db, principal.workspaceId, page), page, position, json);
+        // The built-in engines head the first page (always there, on every instance) and count toward its limit.
+        const rows = listProviders(ctx.db, principal.workspaceId, { limit: page.limit, after: null });
+        const shown = rows.slice(0, page.limit - 1);
+        const hasMore = rows.length > shown.length;
+        const last = shown.at(-1);
+        return {
+          data: [builtinProviderJson(), ...shown.map(json)],
+          has_more: hasMore,
+          next_cursor: hasMore ? encodeCursor(last ? position(last) : { at: Number.MAX_SAFE_INTEGER, id: "~" }) : null,
+        };
+      },
+      { auth: "admin", query: t.Object(listQuery), response: { 200: ListOf(Provider) }, detail: doc("listProviders", "Speech/LLM/embedding provider connections; secrets masked") },
+    )
+    .post("/", ({ principal, body }) => status(201, json(service.createProvider(ctx, principal.workspaceId, body))), {
+      auth: "admin",
+      body: ProviderCreate,
+      response: { 201: Provider },
+      detail: doc("createProvider", "Add one (OpenAI-compatible base URL + key, Deepgram, ElevenLabs, …)"),
+    })
+    .patch("/:id", ({ principal, params, body }) => json(service.updateProvider(ctx, principal.workspaceId, params.id, body)), {
+      auth: "admin",
+      params: IdParam,
+      body: ProviderUpdate,
+      response: { 200: Provider },
+      detail: doc("updateProvider", "Update"),
+    })
+    .delete(
+      "/:id",
+      ({ principal, params }) => {
+        service.deleteProvider(ctx, principal.workspaceId, params.id);
+        return noContent();
+      },
+      { auth: "admin", params: IdParam, response: { 204: NoContent }, detail: doc("deleteProvider", "Remove") },
+    )
+    .post("/:id/check", ({ principal, params }) => service.checkProvider(ctx, principal.workspaceId, params.id), {
+      auth: "admin",
+      params: IdParam,
+      response: { 200: CheckResult },
+      detail: doc("checkProvider", "Live connectivity check"),
+    });
+}

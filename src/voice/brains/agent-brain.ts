@@ -1,0 +1,196 @@
+import type { AppContext } from "../../core/context.ts";
+import { spokenAnswer } from "../../knowledge/answer.ts";
+import { searchKnowledge } from "../../knowledge/search.ts";
+import type { AgentConfig } from "../../modules/agents/config.ts";
+import { findProvider } from "../../modules/providers/repo.ts";
+import { invokeTool } from "../../modules/tools/invoke.ts";
+import { toolConfigOf } from "../../modules/tools/models.ts";
+import { findTool, findTools } from "../../modules/tools/repo.ts";
+import { connectionOf } from "../../providers/connection.ts";
+import type { ChatMessage, ToolDefinition } from "../../providers/openai/chat.ts";
+import { FlowEngine, type FlowAction, type FlowState } from "./flow/engine.ts";
+import { containsPhrase } from "./flow/slots.ts";
+import { llmTurn, type ToolOutcome } from "./llm/brain.ts";
+import { renderTemplate } from "./templates.ts";
+
+/** Where a conversation with an agent stands; plain JSON, stored between turns. */
+export type ConversationState =
+  | { brain: "flow"; flow: FlowState; ended: boolean }
+  | { brain: "llm"; messages: ChatMessage[]; ended: boolean };
+
+export interface ToolCallRecord {
+  name: string;
+  arguments: Record<string, unknown>;
+  ok: boolean;
+  result: unknown;
+}
+
+export interface AgentTurn {
+  say: string[];
+  action: FlowAction | null;
+  toolCalls: ToolCallRecord[];
+  ended: boolean;
+  /** A provider failure the agent covered with its fallback line. */
+  error: string | null;
+}
+
+export interface ConversationContext {
+  workspaceId: string;
+  agentId: string;
+  callId: string | null;
+  variables: Record<string, unknown>;
+}
+
+const DEFAULT_FALLBACK = "I'm sorry, I'm having trouble right now. Could you say that again?";
+const GOODBYE = "Thank you for calling. Goodbye!";
+
+/**
+ * One agent, either brain, behind one interface: open the conversation, then feed it what the
+ * caller says. The playground chat and the voice runtime both drive conversations through this.
+ */
+export class AgentConversation {
+  constructor(private ctx: AppContext, private config: AgentConfig, private context: ConversationContext) {}
+
+  initialState(): ConversationState {
+    if (this.config.brain.type === "flow") return { brain: "flow", flow: this.flowEngine().initialState(), ended: false };
+    const system = renderTemplate(this.config.system_prompt, this.context.variables);
+    return { brain: "llm", messages: system ? [{ role: "system", content: system }] : [], ended: false };
+  }
+
+  /** The greeting (when the agent speaks first) and whatever the flow says before it listens. */
+  async open(state: ConversationState): Promise<AgentTurn> {
+    const turn = emptyTurn();
+    const greeting = this.config.first_message_mode === "agent_first" && this.config.first_message ? renderTemplate(this.config.first_message, this.context.variables) : null;
+    if (greeting) turn.say.push(greeting);
+    if (state.brain === "llm") {
+      if (greeting) state.messages.push({ role: "assistant", content: greeting });
+      return turn;
+    }
+    return this.absorb(turn, state, await this.flowEngine().start(state.flow));
+  }
+
+  async reply(state: ConversationState, input: { text?: string; digits?: string }): Promise<AgentTurn> {
+    const turn = emptyTurn();
+    if (state.ended) return { ...turn, ended: true };
+    if (input.text && this.config.turn_taking.end_call_phrases.some((phrase) => containsPhrase(input.text!, phrase))) {
+      turn.say.push(GOODBYE);
+      state.ended = true;
+      return { ...turn, action: { type: "end" }, ended: true };
+    }
+    if (state.brain === "flow") return this.absorb(turn, state, await this.flowEngine().input(state.flow, input));
+    return this.llmReply(turn, state, input.text ?? (input.digits ? `(keyed ${input.digits})` : ""));
+  }
+
+  private absorb(turn: AgentTurn, state: Extract<ConversationState, { brain: "flow" }>, flowTurn: Awaited<ReturnType<FlowEngine["start"]>>): AgentTurn {
+    turn.say.push(...flowTurn.say);
+    turn.action = flowTurn.action;
+    turn.toolCalls.push(...flowTurn.toolCalls.map((c) => ({ name: c.tool_id, arguments: c.arguments, ok: c.ok, result: c.result })));
+    state.ended = state.flow.done;
+    turn.ended = state.ended;
+    return turn;
+  }
+
+  private flowEngine(): FlowEngine {
+    if (this.config.brain.type !== "flow") throw new Error("not a flow agent");
+    return new FlowEngine(
+      this.config.brain.flow,
+      { variables: this.context.variables, knowledgeBaseIds: this.config.knowledge_base_ids, transferNumber: this.config.transfer_number },
+      {
+        answer: async (question, kbs, minScore) => {
+          const [best] = await searchKnowledge(this.ctx, this.context.workspaceId, kbs, question, { topK: 1, minScore: minScore ?? 0.15 });
+          return best ? spokenAnswer(best.text, question) : null;
+        },
+        callTool: async (toolId, args) => {
+          const tool = findTool(this.ctx.db, this.context.workspaceId, toolId);
+          if (!tool) return { ok: false, result: { error: "the tool no longer exists" } };
+          const invocation = await invokeTool(this.ctx, tool, args, { agentId: this.context.agentId, callId: this.context.callId });
+          return { ok: invocation.error === null, result: invocation.result };
+        },
+        now: () => new Date(this.ctx.clock.now()),
+      },
+    );
+  }
+
+  private async llmReply(turn: AgentTurn, state: Extract<ConversationState, { brain: "llm" }>, text: string): Promise<AgentTurn> {
+    const brain = this.config.brain;
+    if (brain.type !== "llm") throw new Error("not an llm agent");
+    state.messages.push({ role: "user", content: text });
+    const row = findProvider(this.ctx.db, this.context.workspaceId, brain.provider_id);
+    if (!row) return this.fallback(turn, brain.fallback_message, "the agent's language-model connection no longer exists");
+    const { definitions, execute } = this.llmTools(turn);
+    let reply = "";
+    try {
+      for await (const event of llmTurn(connectionOf(this.ctx, row), brain, state.messages, definitions, execute)) {
+        if (event.type === "text") reply += event.delta;
+        else if (event.type === "action") {
+          turn.action = event.action;
+          state.ended = true;
+        }
+      }
+    } catch (error) {
+      return this.fallback(turn, brain.fallback_message, (error as Error).message);
+    }
+    if (reply.trim()) turn.say.push(reply.trim());
+    turn.ended = state.ended;
+    return turn;
+  }
+
+  private fallback(turn: AgentTurn, message: string | undefined, error: string): AgentTurn {
+    turn.say.push(message ?? DEFAULT_FALLBACK);
+    turn.error = error;
+    return turn;
+  }
+
+  /** The model's tools: the agent's webhook tools plus the built-ins it enabled. */
+  private llmTools(turn: AgentTurn): { definitions: ToolDefinition[]; execute: (name: string, args: Record<string, unknown>) => Promise<ToolOutcome> } {
+    const toolIds = this.config.tools.flatMap((t) => ("tool_id" in t ? [t.tool_id] : []));
+    const functions = findTools(this.ctx.db, this.context.workspaceId, toolIds);
+    const builtins = new Set(this.config.tools.flatMap((t) => (t.type === "function" ? [] : [t.type])));
+    const definitions: ToolDefinition[] = functions.map((row) => {
+      const config = toolConfigOf(row);
+      return { type: "function", function: { name: config.name, description: config.description, parameters: config.parameters } };
+    });
+    const builtin = (name: string, description: string, properties: Record<string, unknown> = {}, required: string[] = []) =>
+      definitions.push({ type: "function", function: { name, description, parameters: { type: "object", properties, required } } });
+    if (builtins.has("end_call")) builtin("end_call", "End the call when the conversation is finished or the caller asks to hang up.", { reason: { type: "string" } });
+    if (builtins.has("transfer_call")) builtin("transfer_call", "Transfer the caller to a human colleague.", { reason: { type: "string" } });
+    if (builtins.has("knowledge_search")) {
+      builtin("knowledge_search", "Search the company's knowledge base for facts to answer the caller.", { query: { type: "string" } }, ["query"]);
+    }
+    if (builtins.has("send_dtmf")) builtin("send_dtmf", "Press keys on the phone keypad (e.g. to navigate a phone menu).", { digits: { type: "string", pattern: "^[0-9*#]+$" } }, ["digits"]);
+
+    const execute = async (name: string, args: Record<string, unknown>): Promise<ToolOutcome> => {
+      const record = (ok: boolean, result: unknown) => turn.toolCalls.push({ name, arguments: args, ok, result });
+      const fn = functions.find((row) => row.name === name);
+      if (fn) {
+        const invocation = await invokeTool(this.ctx, fn, args, { agentId: this.context.agentId, callId: this.context.callId });
+        record(invocation.error === null, invocation.result);
+        return { ok: invocation.error === null, content: JSON.stringify(invocation.result) };
+      }
+      switch (name) {
+        case "end_call":
+          record(true, "ending");
+          return { ok: true, content: "The call will end after your last words.", action: { type: "end" } };
+        case "transfer_call":
+          record(true, this.config.transfer_number);
+          return { ok: true, content: "Transferring now.", action: { type: "transfer", number: this.config.transfer_number ?? undefined } };
+        case "knowledge_search": {
+          const hits = await searchKnowledge(this.ctx, this.context.workspaceId, this.config.knowledge_base_ids, String(args.query ?? ""), { topK: 3 });
+          record(true, hits.map((h) => h.chunk_id));
+          return { ok: true, content: hits.length ? hits.map((h, i) => `[${i + 1}] ${h.text}`).join("\n\n") : "Nothing relevant was found." };
+        }
+        case "send_dtmf":
+          record(true, args.digits);
+          return { ok: true, content: `Pressed ${String(args.digits ?? "")}.` };
+        default:
+          record(false, "unknown tool");
+          return { ok: false, content: `There is no tool called ${name}.` };
+      }
+    };
+    return { definitions, execute };
+  }
+}
+
+function emptyTurn(): AgentTurn {
+  return { say: [], action: null, toolCalls: [], ended: false, error: null };
+}

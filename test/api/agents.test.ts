@@ -1,0 +1,118 @@
+import { describe, expect, test } from "bun:test";
+import { serverWithUser } from "../helpers/fixtures.ts";
+import { startReceiver } from "../helpers/webhook-receiver.ts";
+import { verifySignatures } from "../helpers/webhooks.ts";
+
+const s = serverWithUser("owner");
+const token = () => s.user.token;
+
+describe("agents", () => {
+  test("a name and a greeting are enough: every other field gets a working default", async () => {
+    const res = await s.server.api.post("/v1/agents", { name: "Front desk", first_message: "Hi, this is Acme. How can I help?" }, { token: token() });
+    expect(res.status).toBe(201);
+    expect(res.body.id).toMatch(/^agent_/);
+    expect(res.body.webhook_secret).toMatch(/^whsec_/);
+    expect(res.body).toMatchObject({
+      object: "agent",
+      version: 1,
+      language: "en-US",
+      first_message_mode: "agent_first",
+      brain: { type: "flow", flow: { start: "answer" } },
+      voice: { provider_id: "builtin" },
+      transcriber: { provider_id: "builtin" },
+      turn_taking: { silence: { timeout_s: 30 }, max_duration_s: 600 },
+      tools: [],
+      extraction: [],
+      webhook_url: null,
+    });
+    const fetched = await s.server.api.get(`/v1/agents/${res.body.id}`, { token: token() });
+    expect(fetched.body.webhook_secret).toBeUndefined();
+    const list = await s.server.api.get("/v1/agents", { token: token() });
+    expect(list.body.data.map((a: any) => a.id)).toContain(res.body.id);
+  });
+
+  test("validation names each field: schema, references and flow wiring", async () => {
+    const unknown = await s.server.api.post("/v1/agents", { name: "x", colour: "red", brain: { type: "llm" } }, { token: token() });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors.map((e: any) => e.field)).toEqual(expect.arrayContaining(["colour"]));
+
+    const refs = await s.server.api.post(
+      "/v1/agents",
+      {
+        name: "Broken",
+        brain: { type: "llm", provider_id: "prv_missing", model: "gpt" },
+        tools: [{ type: "function", tool_id: "tool_missing" }, { type: "transfer_call" }],
+        knowledge_base_ids: ["kb_missing"],
+        extraction: [{ name: "tier", type: "enum", description: "Plan tier" }],
+        webhook_url: "ftp://example.com/hook",
+      },
+      { token: token() },
+    );
+    expect(refs.status).toBe(422);
+    expect(refs.body.errors.map((e: any) => e.field).sort()).toEqual(
+      ["brain.provider_id", "extraction[0].options", "knowledge_base_ids[0]", "tools[0].tool_id", "transfer_number", "webhook_url"].sort(),
+    );
+
+    const flow = await s.server.api.post(
+      "/v1/agents",
+      { name: "Flow", brain: { type: "flow", flow: { start: "hello", nodes: { hello: { type: "say", text: "Hi", next: "nowhere" }, pick: { type: "ask", text: "Which?", slot: { name: "choice", type: "enum" }, next: "hello" } } } } },
+      { token: token() },
+    );
+    expect(flow.status).toBe(422);
+    expect(flow.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: "brain.flow.nodes.hello.next", message: 'no node "nowhere"' },
+        { field: "brain.flow.nodes.pick.slot.options", message: "an enum slot needs options" },
+      ]),
+    );
+    const builtinLlm = await s.server.api.post("/v1/agents", { name: "x", brain: { type: "llm", provider_id: "builtin", model: "m" } }, { token: token() });
+    expect(builtinLlm.body.errors[0].field).toBe("brain.provider_id");
+  });
+
+  test("every change is a version; versions list and restore", async () => {
+    const created = await s.server.api.post("/v1/agents", { name: "Versioned", first_message: "v1 greeting" }, { token: token() });
+    const id = created.body.id;
+    await s.server.api.patch(`/v1/agents/${id}`, { first_message: "v2 greeting" }, { token: token() });
+    const v3 = await s.server.api.patch(`/v1/agents/${id}`, { name: "Renamed", first_message: "v3 greeting" }, { token: token() });
+    expect(v3.body).toMatchObject({ version: 3, name: "Renamed", first_message: "v3 greeting" });
+    const versions = await s.server.api.get(`/v1/agents/${id}/versions?limit=2`, { token: token() });
+    expect(versions.body.data.map((v: any) => v.version)).toEqual([3, 2]);
+    expect(versions.body.has_more).toBe(true);
+    const older = await s.server.api.get(`/v1/agents/${id}/versions?cursor=${versions.body.next_cursor}`, { token: token() });
+    expect(older.body.data.map((v: any) => [v.version, v.config.first_message])).toEqual([[1, "v1 greeting"]]);
+    const restored = await s.server.api.post(`/v1/agents/${id}/versions/1/restore`, undefined, { token: token() });
+    expect(restored.body).toMatchObject({ version: 4, name: "Versioned", first_message: "v1 greeting" });
+    const latest = await s.server.api.get(`/v1/agents/${id}/versions?limit=1`, { token: token() });
+    expect(latest.body.data[0].note).toBe("restored from version 1");
+    expect((await s.server.api.post(`/v1/agents/${id}/versions/99/restore`, undefined, { token: token() })).status).toBe(404);
+    expect((await s.server.api.patch(`/v1/agents/${id}`, {}, { token: token() })).status).toBe(422);
+  });
+
+  test("duplicate copies the configuration under a new id; delete removes it", async () => {
+    const created = await s.server.api.post("/v1/agents", { name: "Original", first_message: "Hello", metadata: { team: "sales" } }, { token: token() });
+    const copy = await s.server.api.post(`/v1/agents/${created.body.id}/duplicate`, { name: "Copy" }, { token: token() });
+    expect(copy.status).toBe(201);
+    expect(copy.body).toMatchObject({ name: "Copy", first_message: "Hello", metadata: { team: "sales" }, version: 1 });
+    expect(copy.body.id).not.toBe(created.body.id);
+    expect((await s.server.api.delete(`/v1/agents/${copy.body.id}`, { token: token() })).status).toBe(204);
+    expect((await s.server.api.get(`/v1/agents/${copy.body.id}`, { token: token() })).status).toBe(404);
+  });
+
+  test("lifecycle webhook: a signed test event to webhook_url, and secret rotation", async () => {
+    const receiver = startReceiver();
+    const created = await s.server.api.post("/v1/agents", { name: "Hooked", webhook_url: receiver.url }, { token: token() });
+    const sent = await s.server.api.post(`/v1/agents/${created.body.id}/webhook/test`, undefined, { token: token() });
+    expect(sent.status).toBe(200);
+    expect(sent.body.attempt).toMatchObject({ succeeded: true, agent_id: created.body.id });
+    const [request] = receiver.requests;
+    expect(JSON.parse(request.body)).toMatchObject({ type: "webhook.test", agent_id: created.body.id, event_id: sent.body.event_id });
+    expect(verifySignatures(request, created.body.webhook_secret)).toEqual({ brand: true, standard: true });
+    const rotated = await s.server.api.post(`/v1/agents/${created.body.id}/webhook/rotate-secret`, undefined, { token: token() });
+    await s.server.api.post(`/v1/agents/${created.body.id}/webhook/test`, undefined, { token: token() });
+    expect(verifySignatures(receiver.requests[1], rotated.body.webhook_secret)).toEqual({ brand: true, standard: true });
+    expect(verifySignatures(receiver.requests[1], created.body.webhook_secret)).toEqual({ brand: true, standard: true });
+    const silent = await s.server.api.post("/v1/agents", { name: "No hook" }, { token: token() });
+    expect((await s.server.api.post(`/v1/agents/${silent.body.id}/webhook/test`, undefined, { token: token() })).status).toBe(409);
+    receiver.stop();
+  });
+});

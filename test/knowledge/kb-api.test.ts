@@ -1,0 +1,188 @@
+import { describe, expect, test } from "bun:test";
+import { startFakeOpenAI } from "../helpers/fake-openai.ts";
+import { serverWithUser } from "../helpers/fixtures.ts";
+import { buildPdf } from "../helpers/pdf.ts";
+import { startReceiver } from "../helpers/webhook-receiver.ts";
+
+const s = serverWithUser("owner");
+const token = () => s.user.token;
+const api = () => s.server.api;
+
+async function newKb(body: Record<string, unknown> = {}) {
+  const res = await api().post("/v1/knowledge-base", { name: "Help center", ...body }, { token: token() });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+/** Waits (real time) until the source leaves pending/indexing; the runner works in the background. */
+async function settled(kbId: string, sourceId: string) {
+  for (let i = 0; i < 600; i++) {
+    await s.server.ctx.jobs.drain();
+    const res = await api().get(`/v1/knowledge-base/${kbId}/sources/${sourceId}`, { token: token() });
+    if (res.body.status === "ready" || res.body.status === "failed") return res.body;
+    await Bun.sleep(20);
+  }
+  throw new Error("source never settled");
+}
+
+async function upload(kbId: string, name: string, bytes: Uint8Array | string, type: string) {
+  const form = new FormData();
+  form.append("file", new File([bytes], name, { type }));
+  const response = await fetch(`${s.server.url}/v1/knowledge-base/${kbId}/sources`, { method: "POST", headers: { authorization: `Bearer ${token()}` }, body: form });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+const query = (kbId: string, q: string, extra: Record<string, unknown> = {}) => api().post(`/v1/knowledge-base/${kbId}/query`, { query: q, ...extra }, { token: token() });
+
+describe("knowledge base sources", () => {
+  test("a text source goes pending → ready with progress, and answers queries with its source and position", async () => {
+    const kb = await newKb();
+    const added = await api().post(
+      `/v1/knowledge-base/${kb}/sources`,
+      { type: "text", name: "Opening hours", text: "# Hours\n\nWe are open Monday to Friday from 9am to 6pm. On Saturdays we open at 10am and close at 2pm. We are closed on Sundays and public holidays." },
+      { token: token() },
+    );
+    expect(added.status).toBe(202);
+    expect(added.body).toMatchObject({ object: "knowledge_source", status: "pending", type: "text" });
+    const ready = await settled(kb, added.body.id);
+    expect(ready).toMatchObject({ status: "ready", error: null });
+    expect(ready.progress.chunks_done).toBe(ready.progress.chunks_total);
+    expect(ready.progress.chunks_total).toBeGreaterThan(0);
+    const hits = await query(kb, "When do you close on Saturday?");
+    expect(hits.status).toBe(200);
+    expect(hits.body.data[0]).toMatchObject({ source_id: added.body.id, source_name: "Opening hours", position: 0, heading: "Hours" });
+    expect(hits.body.data[0].matched_by).toEqual(expect.arrayContaining(["vector", "keyword"]));
+    expect(hits.body.data[0].score).toBeGreaterThan(0);
+    const meta = await api().get(`/v1/knowledge-base/${kb}`, { token: token() });
+    expect(meta.body).toMatchObject({ embedder: { provider_id: "builtin", dimension: 384 }, counts: { sources: 1, ready: 1 } });
+  });
+
+  test("files: txt, md, html, csv and a generated PDF are extracted and searchable", async () => {
+    const kb = await newKb();
+    const files: [string, Uint8Array | string, string, string][] = [
+      ["refunds.txt", "Refunds are issued within 14 days of receiving the returned item.", "text/plain", "How long do refunds take?"],
+      ["shipping.md", "# Shipping\n\nStandard delivery takes three to five working days.", "text/markdown", "How long is delivery?"],
+      ["warranty.html", "<html><head><title>Warranty</title><script>var x=1</script></head><body><nav>Home | Shop</nav><h1>Warranty</h1><p>Every blender carries a two year warranty.</p></body></html>", "text/html", "warranty blender"],
+      ["prices.csv", "plan,price\nBasic,10 euros per month\nPremium,25 euros per month\n", "text/csv", "premium price"],
+      ["insurance.pdf", buildPdf({ pages: [["Insurance", "Our policy covers accidental damage to phones."], ["Page two", "Claims must be filed within 30 days."]] }), "application/pdf", "When must claims be filed?"],
+    ];
+    for (const [name, bytes, type, question] of files) {
+      const added = await upload(kb, name, bytes, type);
+      expect(`${name} ${added.status}`).toBe(`${name} 202`);
+      const ready = await settled(kb, added.body.id);
+      expect(`${name} ${ready.status} ${ready.error}`).toBe(`${name} ready null`);
+      const hits = await query(kb, question, { top_k: 1 });
+      expect(`${name}: ${hits.body.data[0]?.source_name}`).toBe(`${name}: ${name}`);
+    }
+  });
+
+  test("unsupported types are 415 with the supported list; oversized files 413", async () => {
+    const kb = await newKb();
+    const zip = await upload(kb, "archive.zip", new Uint8Array([0x50, 0x4b, 3, 4, 0, 0, 0, 0, 255, 254, 0, 1]), "application/zip");
+    expect(zip.status).toBe(415);
+    expect(zip.body.detail).toContain("application/pdf");
+    const big = await upload(kb, "big.txt", "x".repeat(21 * 1024 * 1024), "text/plain");
+    expect(big.status).toBe(413);
+  });
+
+  test("URL sources are fetched with the same rules; a failing one reports its error", async () => {
+    const site = startReceiver((request) =>
+      request.path === "/missing" ? new Response("gone", { status: 404 }) : new Response("<html><title>FAQ</title><body><p>Parking is free for all visitors.</p></body></html>", { headers: { "content-type": "text/html" } }),
+    );
+    const kb = await newKb();
+    const base = site.url.replace("/hook", "");
+    const ok = await api().post(`/v1/knowledge-base/${kb}/sources`, { type: "url", url: `${base}/faq` }, { token: token() });
+    const readyOk = await settled(kb, ok.body.id);
+    expect(readyOk).toMatchObject({ status: "ready", name: "FAQ" });
+    expect((await query(kb, "is parking free", { top_k: 1 })).body.data[0].text).toContain("Parking is free");
+    const bad = await api().post(`/v1/knowledge-base/${kb}/sources`, { type: "url", url: `${base}/missing` }, { token: token() });
+    const failed = await settled(kb, bad.body.id);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toContain("HTTP 404");
+    site.stop();
+  });
+
+  test("delete and reindex swap a source's chunks atomically: queries never see half an index", async () => {
+    const kb = await newKb({ chunking: { size: 60, overlap: 10 } });
+    const text = Array.from({ length: 40 }, (_, i) => `Fact number ${i}: the zebra code ${i} opens locker ${i}.`).join(" ");
+    const added = await api().post(`/v1/knowledge-base/${kb}/sources`, { type: "text", name: "Lockers", text }, { token: token() });
+    const ready = await settled(kb, added.body.id);
+    const total = ready.progress.chunks_total;
+    expect(total).toBeGreaterThan(5);
+    const chunkCount = () => (s.server.ctx.sqlite.prepare("SELECT count(*) AS n FROM knowledge_chunks WHERE source_id = ?").get(added.body.id) as { n: number }).n;
+    // Reindex while querying: every observation sees the full set of chunks.
+    await api().post(`/v1/knowledge-base/${kb}/sources/${added.body.id}/reindex`, undefined, { token: token() });
+    const seen = new Set<number>();
+    for (let i = 0; i < 50; i++) {
+      seen.add(chunkCount());
+      await Bun.sleep(2);
+      if (i === 5) await s.server.ctx.jobs.drain();
+    }
+    await settled(kb, added.body.id);
+    expect([...seen]).toEqual([total]);
+    expect((await api().delete(`/v1/knowledge-base/${kb}/sources/${added.body.id}`, { token: token() })).status).toBe(204);
+    expect(chunkCount()).toBe(0);
+    const vectors = s.server.ctx.sqlite.prepare("SELECT count(*) AS n FROM knowledge_vectors_384 WHERE knowledge_base_id = ?").get(kb) as { n: number };
+    expect(vectors.n).toBe(0);
+    expect((await query(kb, "zebra code")).body.data).toEqual([]);
+  });
+
+  test("a remote embedder (OpenAI /embeddings) works, and changing the embedder reindexes everything", async () => {
+    const fake = startFakeOpenAI({ dimension: 64 });
+    const provider = await api().post("/v1/providers", { name: "embeddings", kind: "openai-compatible", base_url: fake.url }, { token: token() });
+    const kb = await newKb({ embedder: { provider_id: provider.body.id, model: "fake-embed" } });
+    const added = await api().post(`/v1/knowledge-base/${kb}/sources`, { type: "text", name: "Pets", text: "Dogs are welcome in the garden terrace." }, { token: token() });
+    await settled(kb, added.body.id);
+    expect((await api().get(`/v1/knowledge-base/${kb}`, { token: token() })).body.embedder).toEqual({ provider_id: provider.body.id, model: "fake-embed", dimension: 64 });
+    expect(fake.requests.some((r) => r.path === "/v1/embeddings" && r.body.model === "fake-embed")).toBe(true);
+    expect((await query(kb, "are dogs welcome", { top_k: 1 })).body.data[0].source_id).toBe(added.body.id);
+
+    const switched = await api().patch(`/v1/knowledge-base/${kb}`, { embedder: { provider_id: "builtin" } }, { token: token() });
+    expect(switched.body.embedder).toEqual({ provider_id: "builtin", model: null, dimension: null });
+    const embeddingCalls = fake.requests.filter((r) => r.path === "/v1/embeddings").length;
+    await settled(kb, added.body.id);
+    // Rebuilt by the new embedder alone: nothing left in the old vector space, no more remote calls.
+    const old = s.server.ctx.sqlite.prepare("SELECT count(*) AS n FROM knowledge_vectors_64 WHERE knowledge_base_id = ?").get(kb) as { n: number };
+    expect(old.n).toBe(0);
+    expect((await api().get(`/v1/knowledge-base/${kb}`, { token: token() })).body.embedder.dimension).toBe(384);
+    expect((await query(kb, "are dogs welcome", { top_k: 1 })).body.data[0].source_id).toBe(added.body.id);
+    expect(fake.requests.filter((r) => r.path === "/v1/embeddings").length).toBe(embeddingCalls);
+    fake.stop();
+  });
+
+  test("validation: chunking bounds, remote embedders need a model, min_score filters, and in-use bases cannot go", async () => {
+    const bad = await api().post("/v1/knowledge-base", { name: "x", chunking: { size: 100, overlap: 60 } }, { token: token() });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors[0].field).toBe("chunking.overlap");
+    const noModel = await api().post("/v1/knowledge-base", { name: "x", embedder: { provider_id: "prv_nope" } }, { token: token() });
+    expect(noModel.body.errors[0].field).toBe("embedder.provider_id");
+    const kb = await newKb();
+    const added = await api().post(`/v1/knowledge-base/${kb}/sources`, { type: "text", name: "Pool", text: "The swimming pool opens at seven in the morning." }, { token: token() });
+    await settled(kb, added.body.id);
+    expect((await query(kb, "pool opening time", { min_score: 0.99 })).body.data).toEqual([]);
+    expect((await query(kb, "pool opening time", { min_score: 0.05 })).body.data.length).toBe(1);
+    const agent = await api().post("/v1/agents", { name: "Uses KB", knowledge_base_ids: [kb] }, { token: token() });
+    const blocked = await api().delete(`/v1/knowledge-base/${kb}`, { token: token() });
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.detail).toContain(agent.body.id);
+  });
+
+  test("a flow agent answers from its knowledge base in chat, offline", async () => {
+    const kb = await newKb();
+    const added = await api().post(
+      `/v1/knowledge-base/${kb}/sources`,
+      { type: "text", name: "Clinic", text: "Appointments can be booked online or by phone. A standard consultation costs 60 euros. The clinic is at 12 Harbour Street." },
+      { token: token() },
+    );
+    await settled(kb, added.body.id);
+    const agent = await api().post("/v1/agents", { name: "Clinic line", first_message: "Clinic, how can I help?", knowledge_base_ids: [kb] }, { token: token() });
+    const opened = await api().post(`/v1/agents/${agent.body.id}/chat`, {}, { token: token() });
+    expect(opened.body.reply).toBe("Clinic, how can I help?");
+    const answer = await api().post(`/v1/agents/${agent.body.id}/chat`, { session_id: opened.body.session_id, message: "How much is a consultation?" }, { token: token() });
+    expect(answer.body.reply).toContain("60 euros");
+    const booking = await api().post(`/v1/agents/${agent.body.id}/chat`, { session_id: opened.body.session_id, message: "Can I book an appointment by phone?" }, { token: token() });
+    expect(booking.body.reply).toContain("booked online or by phone");
+    const unrelated = await api().post(`/v1/agents/${agent.body.id}/chat`, { session_id: opened.body.session_id, message: "Do you sell bicycles?" }, { token: token() });
+    expect(unrelated.body.reply).toBe("I'm sorry, I don't have an answer to that. Is there anything else I can help with?");
+  });
+});
