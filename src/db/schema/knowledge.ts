@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { workspaces } from "./workspaces.ts";
 
 export const knowledgeBases = sqliteTable("knowledge_bases", {
@@ -12,6 +12,10 @@ export const knowledgeBases = sqliteTable("knowledge_bases", {
   /** Which embedder and dimension built the stored vectors: a change means a full reindex. */
   embedderFingerprint: text("embedder_fingerprint"),
   dimension: integer("dimension"),
+  /** Chunks indexed (kept with every swap): picks exact or two-stage vector search without counting. */
+  chunkCount: integer("chunk_count").notNull().default(0),
+  /** Bumped by every change to the stored vectors: in-memory search structures reload when it moves. */
+  indexVersion: integer("index_version").notNull().default(0),
   chunkSize: integer("chunk_size").notNull(),
   chunkOverlap: integer("chunk_overlap").notNull(),
   createdAt: integer("created_at").notNull(),
@@ -48,4 +52,6 @@ export const knowledgeChunks = sqliteTable("knowledge_chunks", {
   position: integer("position").notNull(),
   heading: text("heading"),
   text: text("text").notNull(),
+  /** float32 vector: exact re-scoring reads it by rowid (vec0 tables are slow at point lookups). */
+  embedding: blob("embedding", { mode: "buffer" }),
 }, (t) => [index("knowledge_chunks_source_idx").on(t.sourceId, t.position), index("knowledge_chunks_kb_idx").on(t.knowledgeBaseId)]);

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
-import { knowledgeBases, knowledgeChunks, knowledgeSources } from "../../db/schema/index.ts";
+import { knowledgeBases, knowledgeSources } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { checkUrlShape, OutboundRefused } from "../../net/outbound.ts";
@@ -45,6 +45,8 @@ export function createKnowledgeBase(ctx: AppContext, workspaceId: string, input:
     embedderModel: embedder.provider_id === "builtin" ? null : (embedder.model ?? null),
     embedderFingerprint: null,
     dimension: null,
+    chunkCount: 0,
+    indexVersion: 0,
     chunkSize: chunking.size,
     chunkOverlap: chunking.overlap,
     createdAt: now,
@@ -68,7 +70,7 @@ export function sourceCounts(ctx: AppContext, knowledgeBaseId: string): SourceCo
     .groupBy(knowledgeSources.status)
     .all();
   const count = (status: string) => byStatus.find((r) => r.status === status)?.n ?? 0;
-  const chunks = ctx.db.select({ n: sql<number>`count(*)` }).from(knowledgeChunks).where(eq(knowledgeChunks.knowledgeBaseId, knowledgeBaseId)).get()!.n;
+  const chunks = ctx.db.select({ n: knowledgeBases.chunkCount }).from(knowledgeBases).where(eq(knowledgeBases.id, knowledgeBaseId)).get()?.n ?? 0;
   return { sources: byStatus.reduce((sum, r) => sum + r.n, 0), ready: count("ready"), pending: count("pending"), indexing: count("indexing"), failed: count("failed"), chunks };
 }
 

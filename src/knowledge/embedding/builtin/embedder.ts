@@ -1,7 +1,7 @@
 // Text → one L2-normalised vector: sublinear term frequency over tokens (and WordNet collocations such
 // as "credit card" or "log in"), each token adding its hashed features.
 import { hashText, signedBucket } from "./feature-hashing.ts";
-import { type FeatureSwitches, TokenFeatureExtractor } from "./token-features.ts";
+import { DEFAULT_WEIGHTS, type FeatureSwitches, type FeatureWeights, TokenFeatureExtractor } from "./token-features.ts";
 import { isStopword } from "./stopwords.ts";
 import { tokenise } from "./tokeniser.ts";
 
@@ -13,8 +13,8 @@ const LATIN_WORD = /^[a-z]+$/;
 // Text with no tokens at all still gets a unit vector (a fixed one) so cosine never divides by zero.
 const EMPTY_TEXT_HASH = hashText("\u0000empty", 0);
 
-export function createEmbedder(dimension: number, switches: FeatureSwitches = ALL_FEATURES): EmbedFunction {
-  const extractor = new TokenFeatureExtractor(dimension, switches);
+export function createEmbedder(dimension: number, switches: FeatureSwitches = ALL_FEATURES, weights: FeatureWeights = DEFAULT_WEIGHTS): EmbedFunction {
+  const extractor = new TokenFeatureExtractor(dimension, switches, weights);
   const collocations = new Map<string, boolean>();
 
   const isCollocation = (joined: string) => {

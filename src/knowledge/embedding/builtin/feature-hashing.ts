@@ -1,7 +1,6 @@
 // Signed feature hashing: each feature lands on one of the vector's dimensions with a pseudo-random
 // sign, so colliding features cancel on average instead of piling up.
 
-const GLOBAL_SEED = Number(process.env.HSEED ?? 0);
 /** MurmurHash3's 32-bit finaliser: spreads every input bit over the whole word. */
 function mix32(value: number): number {
   let h = value | 0;
@@ -15,13 +14,13 @@ function mix32(value: number): number {
 
 /** FNV-1a over UTF-16 code units of text[start, end), finalised; `seed` separates feature families. */
 export function hashText(text: string, seed: number, start = 0, end = text.length): number {
-  let h = (0x811c9dc5 ^ seed ^ GLOBAL_SEED) >>> 0;
+  let h = (0x811c9dc5 ^ seed) >>> 0;
   for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return mix32(h);
 }
 
 export function hashNumber(value: number, seed: number): number {
-  return mix32(Math.imul(value ^ seed ^ GLOBAL_SEED, 0x9e3779b1) ^ seed);
+  return mix32(Math.imul(value ^ seed, 0x9e3779b1) ^ seed);
 }
 
 /** The dimension a hash lands on, with its sign folded in: +(i + 1) or -(i + 1). */

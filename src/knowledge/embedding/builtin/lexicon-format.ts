@@ -17,10 +17,10 @@ export interface CompactLexicon {
   senses: Record<PartOfSpeech, string>;
   relations: string;
   exceptions: Record<PartOfSpeech, string>;
-  /** Space-separated words that definitions refer to by base-36 index. */
-  glossVocabulary: string;
-  /** Line i: concept i's definition words as comma-separated vocabulary indices. */
-  glosses: string;
+  /** Space-separated words that `definitions` refers to by base-36 index. */
+  definitionVocabulary: string;
+  /** Line i: concept i's distinctive definition words as comma-separated vocabulary indices. */
+  definitions: string;
 }
 
 // A weight letter stores log2(weight) in half-doubling steps: A … Z covers 2^-4 … 2^8.5.

@@ -73,18 +73,46 @@ export function exceptionBases(pos: PartOfSpeech, form: string): string[] | unde
   return exceptionLists[pos].get(form);
 }
 
-let glossVocabulary: string[] | undefined;
-let glossLines: string[] | undefined;
+let definitionVocabulary: string[] | undefined;
+let definitionLines: string[] | undefined;
+let memberLists: string[][] | undefined;
 
-/** The distinctive words of a concept's definition, as written there (not lemmatised). */
+/** Distinctive words of a concept's definition, as written there (not lemmatised). */
 export function definitionWordsOf(concept: number): string[] {
-  glossVocabulary ??= COMPACT.glossVocabulary.split(" ");
-  glossLines ??= COMPACT.glosses.split("\n");
-  const line = glossLines[concept];
+  definitionVocabulary ??= COMPACT.definitionVocabulary.split(" ");
+  definitionLines ??= COMPACT.definitions.split("\n");
+  const line = definitionLines[concept];
   if (!line) return [];
-  return line.split(",").map((id) => glossVocabulary![parseInt(id, 36)]);
+  return line.split(",").map((id) => definitionVocabulary![parseInt(id, 36)]);
 }
 
+/**
+ * The lemmas that name a concept among their kept senses: its synonyms ("price", "cost"). Built on
+ * first use by inverting the sense tables, which is cheaper than shipping the lists.
+ */
+export function membersOf(concept: number): string[] {
+  if (!memberLists) {
+    const lists: string[][] = [];
+    for (const pos of PARTS_OF_SPEECH) {
+      for (const [lemma, encoded] of sensesTable(pos)) {
+        // Reads the base-36 ids straight from the encoded senses: this runs over every lemma once.
+        let id = 0;
+        for (let i = 0; i < encoded.length; i++) {
+          const code = encoded.charCodeAt(i);
+          if (code >= 65 && code <= 90) {
+            const members = (lists[id] ??= []);
+            if (members[members.length - 1] !== lemma) members.push(lemma);
+            id = 0;
+          } else id = id * 36 + (code <= 57 ? code - 48 : code - 87);
+        }
+      }
+    }
+    memberLists = lists;
+  }
+  return memberLists[concept] ?? NO_MEMBERS;
+}
+
+const NO_MEMBERS: string[] = [];
 const NO_RELATIONS: ConceptRelations = { hypernyms: [], related: [] };
 const parseIds = (list: string) => (list.length === 0 ? [] : list.split(",").map((id) => parseInt(id, 36)));
 
