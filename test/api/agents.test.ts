@@ -116,3 +116,22 @@ describe("agents", () => {
     receiver.stop();
   });
 });
+
+describe("agent deletion and its lifecycle deliveries", () => {
+  test("pending deliveries of a deleted agent are discarded with the reason, not retried", async () => {
+    const { publishAgentEvent } = await import("../../src/webhooks/outbox.ts");
+    const receiver = startReceiver(() => new Response("down", { status: 500 }));
+    const agent = await s.server.api.post("/v1/agents", { name: "Short-lived", webhook_url: receiver.url }, { token: token() });
+    const published = publishAgentEvent(s.server.ctx, { workspaceId: s.user.workspaceId, agentId: agent.body.id, callId: "call_x", type: "call.started", data: {} });
+    await s.server.ctx.jobs.drain();
+    expect(receiver.requests).toHaveLength(1);
+    expect((await s.server.api.delete(`/v1/agents/${agent.body.id}`, { token: token() })).status).toBe(204);
+    s.server.clock.advance(60_000);
+    await s.server.ctx.jobs.drain();
+    const key = await s.server.api.post("/v1/api-keys", { name: "reader", scope: "read-only" }, { token: token() });
+    const event = await s.server.api.get(`/v1/webhooks/events/${published.eventId}`, { token: key.body.key });
+    expect(event.body.deliveries[0]).toMatchObject({ state: "discarded", discarded_reason: "the agent was deleted", attempts: 1 });
+    expect(receiver.requests).toHaveLength(1);
+    receiver.stop();
+  });
+});

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiClient } from "../helpers/client.ts";
+import { buildPdf } from "../helpers/pdf.ts";
 import { ROOT, runParley, spawnServer, type ServerProcess } from "../helpers/process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "parley-binary-"));
@@ -43,6 +44,26 @@ describe("the compiled executable", () => {
     const me = await api.get("/v1/auth/me", { token: key.body.key });
     expect(me.status).toBe(200);
     expect(me.body.workspace.id).toBe(registered.body.workspace.id);
+  });
+
+  test("indexes and searches a knowledge base with the embedded offline embedder and PDF reader", async () => {
+    const api = new ApiClient(server.url);
+    const login = await api.post("/v1/auth/login", { email: "binary@example.test", password: "long enough pass" });
+    const token = login.body.access_token;
+    const kb = await api.post("/v1/knowledge-base", { name: "Binary KB" }, { token });
+    const form = new FormData();
+    form.append("file", new File([buildPdf({ pages: [["Returns"], ["Items can be returned within thirty days for a full refund."]] })], "returns.pdf", { type: "application/pdf" }));
+    const added = await fetch(`${server.url}/v1/knowledge-base/${kb.body.id}/sources`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+    expect(added.status).toBe(202);
+    const source = (await added.json()) as { id: string };
+    let status = "pending";
+    for (let i = 0; i < 200 && (status === "pending" || status === "indexing"); i++) {
+      await Bun.sleep(50);
+      status = (await api.get(`/v1/knowledge-base/${kb.body.id}/sources/${source.id}`, { token })).body.status;
+    }
+    expect(status).toBe("ready");
+    const hits = await api.post(`/v1/knowledge-base/${kb.body.id}/query`, { query: "can I get a refund" }, { token });
+    expect(hits.body.data[0].text).toContain("full refund");
   });
 
   test("extracted sqlite-vec into the data dir's cache before loading it", async () => {

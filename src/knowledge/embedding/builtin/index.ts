@@ -1,10 +1,11 @@
 // The built-in offline text embedder for knowledge-base search: lexical features (WordNet base forms,
-// character n-grams, WordNet concepts) hashed into a fixed-size vector. No model files, no network.
+// character n-grams, WordNet concepts with their synonyms, hypernyms and definitions) hashed into a
+// fixed-size vector. No model files, no network; the WordNet data is inlined at bundle time.
 import { createEmbedder } from "./embedder.ts";
+import { BUILTIN_DIMENSION } from "./identity.ts";
 
-/** Stored with each index; bump whenever the output for the same text changes. */
-export const BUILTIN_EMBEDDER_ID = "builtin-lexical-v1";
-export const BUILTIN_DIMENSION = 384;
+// Defined in identity.ts so callers can name the vector space without loading WordNet.
+export { BUILTIN_DIMENSION, BUILTIN_EMBEDDER_ID } from "./identity.ts";
 
 const embedBuiltin = createEmbedder(BUILTIN_DIMENSION);
 

@@ -9,8 +9,8 @@ export const PARTS_OF_SPEECH: readonly PartOfSpeech[] = ["n", "v", "a", "r"];
  * Every field is one string, parsed lazily on first use:
  * - senses[pos]: lines `lemma<space>senses`; a sense is a base-36 concept (synset) id ended by one
  *   upper-case weight letter, most frequent sense first;
- * - relations: line i lists concept i's hypernyms, then `|`, then its derivationally related,
- *   similar-to and pertainym concepts, as comma-separated base-36 ids;
+ * - relations: line i lists concept i's hypernyms, then `|`, then its related concepts (derivations,
+ *   similar-to, pertainyms, verb groups, also-see, attributes), as comma-separated base-36 ids;
  * - exceptions[pos]: lines `inflected base [base…]` from WordNet's *.exc lists.
  */
 export interface CompactLexicon {

@@ -2,7 +2,7 @@
 // the exception lists beside this file into the compact lexicon inlined into the code, so the binary
 // needs neither the dict files nor node_modules. When loaded from source (bun run / bun test) it runs
 // on every start, so the result is cached on disk, keyed by everything it is built from.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { encodeDefinitionWords } from "./definition-words.ts";
 import { type CompactLexicon, type PartOfSpeech, PARTS_OF_SPEECH, encodeSenseWeight } from "./lexicon-format.ts";
@@ -27,13 +27,20 @@ export function buildLexicon(): CompactLexicon {
   ];
   const key = Bun.hash(inputs.map((path) => readFileSync(path, "utf8")).join("\u0000")).toString(36);
   const cached = join(CACHE_FOLDER, `${key}.json`);
-  if (existsSync(cached)) return JSON.parse(readFileSync(cached, "utf8")) as CompactLexicon;
+  try {
+    return JSON.parse(readFileSync(cached, "utf8")) as CompactLexicon;
+  } catch {
+    // Not built yet for these inputs (or unreadable): build it.
+  }
 
   const lexicon = compileLexicon();
   try {
-    rmSync(CACHE_FOLDER, { recursive: true, force: true }); // older builds' entries
     mkdirSync(CACHE_FOLDER, { recursive: true });
-    writeFileSync(cached, JSON.stringify(lexicon));
+    for (const stale of readdirSync(CACHE_FOLDER)) rmSync(join(CACHE_FOLDER, stale), { force: true });
+    // Written aside and renamed, so a concurrent build never reads half a file.
+    const partial = `${cached}.${process.pid}.partial`;
+    writeFileSync(partial, JSON.stringify(lexicon));
+    renameSync(partial, cached);
   } catch {
     // A read-only checkout only loses the speed-up.
   }

@@ -13,7 +13,7 @@ export interface Sense {
 
 export interface ConceptRelations {
   hypernyms: number[];
-  /** Derivationally related forms, similar-to adjectives and pertainyms. */
+  /** Derivationally related forms, similar-to adjectives, pertainyms, verb groups, also-see, attributes. */
   related: number[];
 }
 
@@ -76,14 +76,21 @@ export function exceptionBases(pos: PartOfSpeech, form: string): string[] | unde
 let definitionVocabulary: string[] | undefined;
 let definitionLines: string[] | undefined;
 let memberLists: string[][] | undefined;
+// Decoded per concept on first use; the same few thousand concepts come back in every text.
+const decodedDefinitions: string[][] = [];
+const decodedRelations: ConceptRelations[] = [];
 
 /** Distinctive words of a concept's definition, as written there (not lemmatised). */
 export function definitionWordsOf(concept: number): string[] {
-  definitionVocabulary ??= COMPACT.definitionVocabulary.split(" ");
-  definitionLines ??= COMPACT.definitions.split("\n");
-  const line = definitionLines[concept];
-  if (!line) return [];
-  return line.split(",").map((id) => definitionVocabulary![parseInt(id, 36)]);
+  let words = decodedDefinitions[concept];
+  if (words === undefined) {
+    definitionVocabulary ??= COMPACT.definitionVocabulary.split(" ");
+    definitionLines ??= COMPACT.definitions.split("\n");
+    const line = definitionLines[concept];
+    words = line ? line.split(",").map((id) => definitionVocabulary![parseInt(id, 36)]) : NO_WORDS;
+    decodedDefinitions[concept] = words;
+  }
+  return words;
 }
 
 /**
@@ -109,17 +116,21 @@ export function membersOf(concept: number): string[] {
     }
     memberLists = lists;
   }
-  return memberLists[concept] ?? NO_MEMBERS;
+  return memberLists[concept] ?? NO_WORDS;
 }
 
-const NO_MEMBERS: string[] = [];
+const NO_WORDS: string[] = [];
 const NO_RELATIONS: ConceptRelations = { hypernyms: [], related: [] };
 const parseIds = (list: string) => (list.length === 0 ? [] : list.split(",").map((id) => parseInt(id, 36)));
 
 export function relationsOf(concept: number): ConceptRelations {
-  relationLines ??= COMPACT.relations.split("\n");
-  const line = relationLines[concept];
-  if (line === undefined) return NO_RELATIONS;
-  const bar = line.indexOf("|");
-  return { hypernyms: parseIds(line.slice(0, bar)), related: parseIds(line.slice(bar + 1)) };
+  let relations = decodedRelations[concept];
+  if (relations === undefined) {
+    relationLines ??= COMPACT.relations.split("\n");
+    const line = relationLines[concept];
+    const bar = line === undefined ? -1 : line.indexOf("|");
+    relations = bar < 0 ? NO_RELATIONS : { hypernyms: parseIds(line.slice(0, bar)), related: parseIds(line.slice(bar + 1)) };
+    decodedRelations[concept] = relations;
+  }
+  return relations;
 }

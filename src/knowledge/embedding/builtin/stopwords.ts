@@ -1,5 +1,5 @@
-// English function words: they carry almost no topic, so they get a token weight near zero instead of
-// an IDF table (there is no corpus at hand to learn one from).
+// English function words: they carry almost no topic, so they get a token weight near zero; other words
+// are down-weighted by how common WordNet's sense-tagged corpus says they are (token-features.ts).
 
 const FUNCTION_WORDS = `
 a about above after again against all almost also although always am among an and another any anybody

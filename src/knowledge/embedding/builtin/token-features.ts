@@ -25,23 +25,27 @@ export interface TokenFeatures {
   values: Float32Array;
 }
 
-/** How much each feature family weighs; DEFAULT_WEIGHTS is what the shipped embedder uses. */
+/**
+ * How much each feature family weighs inside a token (a content token's features are then scaled to a
+ * common norm); DEFAULT_WEIGHTS is what the shipped embedder uses.
+ */
 export interface FeatureWeights {
   /** The token's base form. */
   word: number;
-  /** Norm of a token's whole character n-gram block. */
+  /** Norm of the token's whole character n-gram block. */
   ngrams: number;
-  /** Norm of a token's WordNet block at most (split over its senses by usage). */
+  /** The token's WordNet block, split over its senses by usage. */
   concepts: number;
   /** Of a concept's weight, the share its hypernyms get (again for theirs, `hypernymLevels` deep). */
   hypernymShare: number;
   hypernymLevels: number;
-  /** Of a sense's weight, the share its derivationally related / similar / pertainym concepts get. */
+  /** Of a sense's weight, the share its related concepts get (derivations, similar-to, verb groups…). */
   relatedShare: number;
   /** Of a concept's weight, the share its member lemmas get as words ("price" → cost, monetary_value). */
   synonymShare: number;
   /** Of a sense's weight, the share its definition words get as words ("refund" → money). */
   definitionShare: number;
+  /** Whole weight of a function word, and of a number. */
   stopword: number;
   number: number;
   /** Token weight is 1 / (1 + slope · ln(1 + corpus count)): frequent words ("get", "time") count less. */
@@ -86,6 +90,8 @@ export class TokenFeatureExtractor {
 
   private readonly namedWords = new Map<string, { hash: number; weight: number }>();
   private readonly seeds: { word: number; ngram: number; concept: number };
+  private readonly scratch: Float64Array;
+  private readonly touched: number[] = [];
 
   constructor(
     private readonly dimension: number,
@@ -93,6 +99,7 @@ export class TokenFeatureExtractor {
     private readonly weights: FeatureWeights = DEFAULT_WEIGHTS,
   ) {
     this.seeds = { word: SEED_WORD ^ weights.hashSeed, ngram: SEED_NGRAM ^ weights.hashSeed, concept: SEED_CONCEPT ^ weights.hashSeed };
+    this.scratch = new Float64Array(dimension);
   }
 
   /** Features of a token or of an `a_b` collocation; memoised because vocabularies are small. */
@@ -114,14 +121,17 @@ export class TokenFeatureExtractor {
   }
 
   private extract(token: string): TokenFeatures {
-    const sum = new Map<number, number>();
+    // Accumulates into a dense scratch row, remembering which dimensions were touched.
+    const { scratch, touched } = this;
+    touched.length = 0;
     const { probes } = this.weights;
     const add = (hash: number, weight: number) => {
-      const each = weight / Math.sqrt(probes);
+      const each = probes === 1 ? weight : weight / Math.sqrt(probes);
       for (let probe = 0; probe < probes; probe++) {
         const bucket = signedBucket(probe === 0 ? hash : hashNumber(hash, probe), this.dimension);
         const index = Math.abs(bucket) - 1;
-        sum.set(index, (sum.get(index) ?? 0) + (bucket > 0 ? each : -each));
+        if (scratch[index] === 0) touched.push(index);
+        scratch[index] += bucket > 0 ? each : -each;
       }
     };
 
@@ -141,20 +151,20 @@ export class TokenFeatureExtractor {
       if (concepts && frequency > 0) this.addConcepts(senses, frequency, weights.concepts, add);
     }
 
-    const indices = new Uint16Array(sum.size);
-    const values = new Float32Array(sum.size);
-    let i = 0;
+    // A dimension can be touched, cancel back to exactly 0 and be touched again: keep the first mention.
+    const indices = new Uint16Array(new Set(touched));
+    const values = new Float32Array(indices.length);
     let squares = 0;
-    for (const [index, value] of sum) {
-      indices[i] = index;
-      values[i++] = value;
-      squares += value * value;
+    for (let i = 0; i < indices.length; i++) {
+      values[i] = scratch[indices[i]];
+      scratch[indices[i]] = 0;
+      squares += values[i] * values[i];
     }
     // Every content token gets the same norm (less for frequent words), however many WordNet features
     // it has, so a product name WordNet never heard of counts as much as a common noun.
     if (tokenNorm > 0 && squares > 0) {
       const scale = tokenNorm / Math.sqrt(squares);
-      for (let j = 0; j < values.length; j++) values[j] *= scale;
+      for (let i = 0; i < values.length; i++) values[i] *= scale;
     }
     return { indices, values };
   }

@@ -11,7 +11,7 @@ export interface Synset {
   /** An instance (a named person, place…) rather than a kind of thing. */
   instance: boolean;
   hypernyms: number[];
-  /** Derivationally related forms, similar-to adjectives, pertainyms. */
+  /** Concepts linked by one of RELATED_POINTERS. */
   related: number[];
   /** The gloss without its quoted examples. */
   definition: string;
@@ -22,6 +22,9 @@ export interface Synset {
 const POS_RANK: Record<string, number> = { n: 1, v: 2, a: 3, s: 3, r: 4 };
 export const synsetKey = (pos: string, offset: string) => POS_RANK[pos] * 1e8 + Number(offset);
 export const isNounKey = (key: number) => key < 2e8;
+
+// Derivationally related form, similar to, pertainym, verb group, also see, attribute.
+const RELATED_POINTERS = new Set(["+", "&", "\\", "$", "^", "="]);
 
 function recordLines(fileName: string): string[] {
   // The license header lines start with two spaces; everything else is one record per line.
@@ -59,7 +62,7 @@ export function readSynsets(pos: PartOfSpeech, into: Map<number, Synset>): void 
       const symbol = fields[at];
       if (symbol === "@") synset.hypernyms.push(synsetKey(fields[at + 2], fields[at + 1]));
       else if (symbol === "@i") synset.instance = true;
-      else if (symbol === "+" || symbol === "&" || symbol === "\\") synset.related.push(synsetKey(fields[at + 2], fields[at + 1]));
+      else if (RELATED_POINTERS.has(symbol)) synset.related.push(synsetKey(fields[at + 2], fields[at + 1]));
     }
     into.set(synsetKey(fields[2], fields[0]), synset);
   }
