@@ -8,6 +8,7 @@ import { openApiRoutes } from "./http/openapi.ts";
 import { createRequestMeta } from "./http/request-meta.ts";
 import { RouteIndex } from "./http/route-index.ts";
 import { agentRoutes } from "./modules/agents/routes.ts";
+import { callRoutes } from "./modules/calls/routes.ts";
 import { apiKeyRoutes } from "./modules/api-keys/routes.ts";
 import { auditLogRoutes } from "./modules/audit-log/routes.ts";
 import { authRoutes } from "./modules/auth/routes.ts";
@@ -15,7 +16,10 @@ import { healthRoutes } from "./modules/health/routes.ts";
 import { knowledgeBaseRoutes } from "./modules/knowledge-base/routes.ts";
 import { memberRoutes } from "./modules/members/routes.ts";
 import { providerRoutes } from "./modules/providers/routes.ts";
+import { phoneNumberRoutes } from "./modules/phone-numbers/routes.ts";
 import { toolRoutes } from "./modules/tools/routes.ts";
+import { voiceRoutes } from "./modules/voices/routes.ts";
+import { softphoneRoutes } from "./telephony/simulated/softphone-route.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 
@@ -46,6 +50,10 @@ export function createApp(ctx: AppContext) {
     .use(toolRoutes(ctx))
     .use(knowledgeBaseRoutes(ctx))
     .use(providerRoutes(ctx))
+    .use(phoneNumberRoutes(ctx))
+    .use(callRoutes(ctx))
+    .use(voiceRoutes(ctx))
+    .use(softphoneRoutes(ctx))
     .use(webhookRoutes(ctx))
     .use(openApiRoutes(ctx, routes));
   routes.load(app.routes);

@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   validation_failed: { status: 422, title: "Validation failed" },
   rate_limited: { status: 429, title: "Too many requests" },
   internal_error: { status: 500, title: "Internal server error" },
+  bad_gateway: { status: 502, title: "Provider failed" },
   service_unavailable: { status: 503, title: "Service unavailable" },
 } as const;
 

@@ -2,6 +2,10 @@ import type { AppContext } from "../core/context.ts";
 import { deliverWebhook } from "../webhooks/delivery.ts";
 import { DELIVER_JOB } from "../webhooks/outbox.ts";
 import { INDEX_JOB, indexSource } from "../knowledge/indexing.ts";
+import { FINALIZE_JOB } from "../modules/calls/lifecycle.ts";
+import { finalizeCall } from "../modules/calls/finalize.ts";
+import { PLACE_JOB } from "../modules/calls/service.ts";
+import { placeCall } from "../voice/runtime/connect.ts";
 
 /** Every job type the server runs, registered once per context. */
 export function registerJobHandlers(ctx: AppContext): void {
@@ -13,4 +17,8 @@ export function registerJobHandlers(ctx: AppContext): void {
   });
   // Embedding is CPU work on this box (the built-in embedder): two at a time leave room for requests.
   ctx.jobs.register<{ source_id: string }>(INDEX_JOB, (job) => indexSource(ctx, job), { concurrency: 2, maxAttempts: 5 });
+  // Dialing only starts a call (the call then lives in memory), so many can be placed at once.
+  ctx.jobs.register<{ call_id: string }>(PLACE_JOB, (job) => placeCall(ctx, job), { concurrency: 16, maxAttempts: 1 });
+  // Extraction may wait on a model for seconds; a failed attempt retries with backoff.
+  ctx.jobs.register<{ call_id: string; slots: Record<string, unknown> }>(FINALIZE_JOB, (job) => finalizeCall(ctx, job), { concurrency: 4, maxAttempts: 5 });
 }

@@ -5,6 +5,7 @@ import { passwordResets, sessions } from "../db/schema/index.ts";
 import { pruneIdempotencyKeys } from "../http/idempotency.ts";
 import { DAY } from "../lib/time.ts";
 import { pruneFinishedJobs, rescueExpiredLeases } from "../jobs/leases.ts";
+import { endCallsOfPreviousRun, watchLiveCalls } from "../voice/runtime/watchdog.ts";
 
 /** How long ended sessions stay listed for forensics before they are deleted. */
 const ENDED_SESSION_RETENTION_MS = 30 * DAY;
@@ -27,8 +28,13 @@ export function startSystemSweeps(ctx: AppContext): Sweeps {
   };
   const options = { protect: true, unref: true };
   run("rescue", () => rescueLeases(ctx))(); // a crashed predecessor's jobs need not wait for the first tick
+  run("orphaned calls", () => {
+    const ended = endCallsOfPreviousRun(ctx);
+    if (ended) ctx.logger.warn("ended calls a previous run left live", { calls: ended });
+  })();
   const crons = [
     new Cron(`*/${rescueIntervalSeconds(ctx)} * * * * *`, options, run("rescue", () => rescueLeases(ctx))),
+    new Cron("*/5 * * * * *", options, run("call watchdog", () => watchLiveCalls(ctx))),
     new Cron("17 * * * *", options, run("prune", () => pruneExpiredRows(ctx))),
     new Cron("*/5 * * * *", options, run("checkpoint", () => checkpoint(ctx))),
   ];

@@ -49,6 +49,13 @@ beforeAll(async () => {
   objectOfA["/v1/tools/{id}"] = tool.body.id;
   objectOfA["/v1/providers/{id}"] = provider.body.id;
   objectOfA["/v1/providers/{id}/check"] = provider.body.id;
+  const number = await server.api.post("/v1/phone-numbers/buy", { area_code: "303", label: "A's line" }, { token: aKey.secret });
+  await server.api.post(`/v1/phone-numbers/${number.body.id}/assign`, { agent_id: agent.body.id }, { token: aKey.secret });
+  // 555-0101 is the simulated carrier's busy destination: the call ends on its own within a second.
+  const call = await server.api.post("/v1/calls/outbound", { agent_id: agent.body.id, to: "+13035550101", metadata: { owner: "A" } }, { token: aKey.secret });
+  for (const suffix of ["", "/recording", "/recording.mp3", "/transcript", "/events", "/hangup", "/transfer", "/say"]) objectOfA[`/v1/calls/{id}${suffix}`] = call.body.id;
+  for (const suffix of ["", "/assign", "/unassign"]) objectOfA[`/v1/phone-numbers/{id}${suffix}`] = number.body.id;
+  idsOfA.push(number.body.id, call.body.id);
   paramOfA.version = "1";
   paramOfA.src = source.body.id;
   VALID_BODY["POST /v1/agents/{id}/test-function"] = { tool_id: tool.body.id, arguments: {} };
@@ -73,6 +80,10 @@ const VALID_BODY: Record<string, unknown> = {
   "PATCH /v1/providers/{id}": { name: "renamed by B" },
   "PATCH /v1/workspaces/current/members/{id}": { role: "viewer" },
   "PATCH /v1/webhooks/{id}": { description: "changed by B" },
+  "PATCH /v1/phone-numbers/{id}": { label: "B's now" },
+  "POST /v1/phone-numbers/{id}/assign": { agent_id: "agent_of_b" },
+  "POST /v1/calls/{id}/transfer": { to: "+14155550100" },
+  "POST /v1/calls/{id}/say": { text: "planted by B" },
 };
 /** Paths B itself typed show up in B's own audit log; they are B's knowledge, not a leak. */
 const pathsBTyped = new Set<string>();
@@ -122,6 +133,11 @@ describe("cross-workspace matrix", () => {
     expect(agent.body).toMatchObject({ name: "A's agent", version: 1 });
     const kb = await server.api.get(`/v1/knowledge-base/${objectOfA["/v1/knowledge-base/{id}"]}`, { token: a.token });
     expect(kb.body).toMatchObject({ name: "A's knowledge", counts: { sources: 1 } });
+    const number = await server.api.get(`/v1/phone-numbers/${objectOfA["/v1/phone-numbers/{id}"]}`, { token: a.token });
+    expect(number.body).toMatchObject({ label: "A's line", agent_id: objectOfA["/v1/agents/{id}"] });
+    const call = await server.api.get(`/v1/calls/${objectOfA["/v1/calls/{id}"]}`, { token: a.token });
+    expect(call.status).toBe(200);
+    expect(call.body.erased_at).toBeNull();
     const provider = await server.api.get("/v1/providers", { token: a.token });
     expect(provider.body.data.map((p: any) => p.name)).toContain("A's model");
   });

@@ -9,3 +9,4 @@ export * from "./webhooks.ts";
 export * from "./agents.ts";
 export * from "./providers.ts";
 export * from "./knowledge.ts";
+export * from "./calls.ts";

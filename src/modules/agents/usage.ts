@@ -6,12 +6,12 @@ import type { AppContext } from "../../core/context.ts";
  */
 export type AgentUsageCheck = (ctx: AppContext, workspaceId: string, agentId: string) => string[];
 
-const checks: AgentUsageCheck[] = [];
+const checks = new Set<AgentUsageCheck>();
 
 export function registerAgentUsageCheck(check: AgentUsageCheck): void {
-  checks.push(check);
+  checks.add(check);
 }
 
 export function agentUsage(ctx: AppContext, workspaceId: string, agentId: string): string[] {
-  return checks.flatMap((check) => check(ctx, workspaceId, agentId));
+  return [...checks].flatMap((check) => check(ctx, workspaceId, agentId));
 }

@@ -19,3 +19,8 @@ export function listProviders(db: Db, workspaceId: string, page: PageRequest): P
     .limit(page.limit + 1)
     .all();
 }
+
+/** Every connection of a workspace (there are few: one per vendor or server). */
+export function allProviders(db: Db, workspaceId: string): ProviderRow[] {
+  return db.select().from(providerConnections).where(eq(providerConnections.workspaceId, workspaceId)).orderBy(providerConnections.createdAt).all();
+}

@@ -26,6 +26,8 @@ export interface ChatRequest {
   tools?: ToolDefinition[];
   temperature?: number;
   max_tokens?: number;
+  /** Structured output, e.g. `{ type: "json_schema", json_schema: { name, schema, strict } }`. */
+  response_format?: Record<string, unknown>;
 }
 
 export type ChatChunk =
@@ -44,12 +46,22 @@ export async function* streamChat(connection: ProviderConnection, request: ChatR
   const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
   if (connection.apiKey) headers.authorization = `Bearer ${connection.apiKey}`;
   const body = JSON.stringify({ ...request, tools: request.tools?.length ? request.tools : undefined, stream: true });
-  const connectTimeout = AbortSignal.timeout(CONNECT_TIMEOUT_MS);
+  // The deadline covers getting the response headers only; the stream may then take as long as it takes.
+  const connecting = new AbortController();
+  const deadline = setTimeout(() => connecting.abort(new DOMException("connect time-out", "TimeoutError")), CONNECT_TIMEOUT_MS);
   let response: Response;
   try {
-    response = await openOutbound(`${connection.baseUrl}/chat/completions`, { method: "POST", headers, body, signal: signal ? AbortSignal.any([signal, connectTimeout]) : connectTimeout }, connection.policy, connectTimeout, CONNECT_TIMEOUT_MS);
+    response = await openOutbound(
+      `${connection.baseUrl}/chat/completions`,
+      { method: "POST", headers, body, signal: signal ? AbortSignal.any([signal, connecting.signal]) : connecting.signal },
+      connection.policy,
+      connecting.signal,
+      CONNECT_TIMEOUT_MS,
+    );
   } catch (error) {
     throw asProviderError(error);
+  } finally {
+    clearTimeout(deadline);
   }
   if (!response.ok) throw new ProviderError(`the model server answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`, response.status);
 

@@ -34,6 +34,11 @@ export interface AgentTurn {
   error: string | null;
 }
 
+export type BrainEvent =
+  | { type: "text"; text: string; final: boolean }
+  | { type: "tool"; call: ToolCallRecord }
+  | { type: "error"; message: string };
+
 export interface ConversationContext {
   workspaceId: string;
   agentId: string;
@@ -71,14 +76,48 @@ export class AgentConversation {
 
   async reply(state: ConversationState, input: { text?: string; digits?: string }): Promise<AgentTurn> {
     const turn = emptyTurn();
-    if (state.ended) return { ...turn, ended: true };
-    if (input.text && this.config.turn_taking.end_call_phrases.some((phrase) => containsPhrase(input.text!, phrase))) {
-      turn.say.push(GOODBYE);
-      state.ended = true;
-      return { ...turn, action: { type: "end" }, ended: true };
+    let text = "";
+    const flush = () => {
+      if (text.trim()) turn.say.push(text.trim());
+      text = "";
+    };
+    const stream = this.replyStream(state, input);
+    for (;;) {
+      const next = await stream.next();
+      if (next.done) {
+        flush();
+        turn.action = next.value.action;
+        turn.ended = next.value.ended;
+        return turn;
+      }
+      const event = next.value;
+      if (event.type === "text") {
+        text += event.text;
+        if (event.final) flush();
+      } else if (event.type === "tool") turn.toolCalls.push(event.call);
+      else if (event.type === "error") turn.error = event.message;
     }
-    if (state.brain === "flow") return this.absorb(turn, state, await this.flowEngine().input(state.flow, input));
-    return this.llmReply(turn, state, input.text ?? (input.digits ? `(keyed ${input.digits})` : ""));
+  }
+
+  /**
+   * The same turn as a stream, for the voice loop: text as it forms (model tokens, or a flow's whole
+   * sentences with `final`), tool calls and errors as they happen; the action when it is over.
+   */
+  async *replyStream(state: ConversationState, input: { text?: string; digits?: string }): AsyncGenerator<BrainEvent, { action: FlowAction | null; ended: boolean }> {
+    if (state.ended) return { action: null, ended: true };
+    if (input.text && this.config.turn_taking.end_call_phrases.some((phrase) => containsPhrase(input.text!, phrase))) {
+      yield { type: "text", text: GOODBYE, final: true };
+      state.ended = true;
+      return { action: { type: "end" }, ended: true };
+    }
+    if (state.brain === "flow") {
+      const flowTurn = await this.flowEngine().input(state.flow, input);
+      for (const call of flowTurn.toolCalls) yield { type: "tool", call: { name: call.tool_id, arguments: call.arguments, ok: call.ok, result: call.result } };
+      for (const text of flowTurn.say) yield { type: "text", text, final: true };
+      state.ended = state.flow.done;
+      return { action: flowTurn.action, ended: state.ended };
+    }
+    return yield* this.llmStream(state, input.text ?? (input.digits ? `(keyed ${input.digits})` : ""));
   }
 
   private absorb(turn: AgentTurn, state: Extract<ConversationState, { brain: "flow" }>, flowTurn: Awaited<ReturnType<FlowEngine["start"]>>): AgentTurn {
@@ -111,38 +150,40 @@ export class AgentConversation {
     );
   }
 
-  private async llmReply(turn: AgentTurn, state: Extract<ConversationState, { brain: "llm" }>, text: string): Promise<AgentTurn> {
+  private async *llmStream(state: Extract<ConversationState, { brain: "llm" }>, text: string): AsyncGenerator<BrainEvent, { action: FlowAction | null; ended: boolean }> {
     const brain = this.config.brain;
     if (brain.type !== "llm") throw new Error("not an llm agent");
     state.messages.push({ role: "user", content: text });
     const row = findProvider(this.ctx.db, this.context.workspaceId, brain.provider_id);
-    if (!row) return this.fallback(turn, brain.fallback_message, "the agent's language-model connection no longer exists");
-    const { definitions, execute } = this.llmTools(turn);
-    let reply = "";
+    const fallback = brain.fallback_message ?? DEFAULT_FALLBACK;
+    if (!row) {
+      yield { type: "error", message: "the agent's language-model connection no longer exists" };
+      yield { type: "text", text: fallback, final: true };
+      return { action: null, ended: false };
+    }
+    const records: ToolCallRecord[] = [];
+    const { definitions, execute } = this.llmTools(records);
+    let action: FlowAction | null = null;
     try {
       for await (const event of llmTurn(connectionOf(this.ctx, row), brain, state.messages, definitions, execute)) {
-        if (event.type === "text") reply += event.delta;
+        if (event.type === "text") yield { type: "text", text: event.delta, final: false };
+        else if (event.type === "tool") yield { type: "tool", call: records.at(-1) ?? { name: event.name, arguments: event.arguments, ok: event.outcome.ok, result: event.outcome.content } };
         else if (event.type === "action") {
-          turn.action = event.action;
+          action = event.action;
           state.ended = true;
         }
       }
     } catch (error) {
-      return this.fallback(turn, brain.fallback_message, (error as Error).message);
+      yield { type: "error", message: (error as Error).message };
+      yield { type: "text", text: ` ${fallback}`, final: true };
+      return { action: null, ended: false };
     }
-    if (reply.trim()) turn.say.push(reply.trim());
-    turn.ended = state.ended;
-    return turn;
-  }
-
-  private fallback(turn: AgentTurn, message: string | undefined, error: string): AgentTurn {
-    turn.say.push(message ?? DEFAULT_FALLBACK);
-    turn.error = error;
-    return turn;
+    yield { type: "text", text: "", final: true };
+    return { action, ended: state.ended };
   }
 
   /** The model's tools: the agent's webhook tools plus the built-ins it enabled. */
-  private llmTools(turn: AgentTurn): { definitions: ToolDefinition[]; execute: (name: string, args: Record<string, unknown>) => Promise<ToolOutcome> } {
+  private llmTools(records: ToolCallRecord[]): { definitions: ToolDefinition[]; execute: (name: string, args: Record<string, unknown>) => Promise<ToolOutcome> } {
     const toolIds = this.config.tools.flatMap((t) => ("tool_id" in t ? [t.tool_id] : []));
     const functions = findTools(this.ctx.db, this.context.workspaceId, toolIds);
     const builtins = new Set(this.config.tools.flatMap((t) => (t.type === "function" ? [] : [t.type])));
@@ -160,7 +201,7 @@ export class AgentConversation {
     if (builtins.has("send_dtmf")) builtin("send_dtmf", "Press keys on the phone keypad (e.g. to navigate a phone menu).", { digits: { type: "string", pattern: "^[0-9*#]+$" } }, ["digits"]);
 
     const execute = async (name: string, args: Record<string, unknown>): Promise<ToolOutcome> => {
-      const record = (ok: boolean, result: unknown) => turn.toolCalls.push({ name, arguments: args, ok, result });
+      const record = (ok: boolean, result: unknown) => records.push({ name, arguments: args, ok, result });
       const fn = functions.find((row) => row.name === name);
       if (fn) {
         const invocation = await invokeTool(this.ctx, fn, args, { agentId: this.context.agentId, callId: this.context.callId });

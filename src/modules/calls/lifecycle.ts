@@ -1,0 +1,161 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { AppContext } from "../../core/context.ts";
+import { callEvents, calls, LIVE_STATUSES, type CallStatus } from "../../db/schema/index.ts";
+import { enqueueJob } from "../../jobs/queue.ts";
+import { publishAgentEvent } from "../../webhooks/outbox.ts";
+import { callUrls } from "./models.ts";
+
+// Every change of a call's state happens here, with its timeline entry and its webhook events in the
+// same transaction (the outbox): a call never moves without the events that say so.
+
+export type CallRow = typeof calls.$inferSelect;
+export const FINALIZE_JOB = "calls.finalize";
+
+export interface TurnRecord {
+  role: "agent" | "caller";
+  text: string;
+  start_ms: number;
+  end_ms: number;
+  interrupted: boolean;
+}
+
+export function findCall(ctx: AppContext, callId: string): CallRow | undefined {
+  return ctx.db.select().from(calls).where(eq(calls.id, callId)).get();
+}
+
+export function addTimelineEvent(ctx: AppContext, call: Pick<CallRow, "id" | "workspaceId" | "createdAt">, type: string, data: Record<string, unknown>): void {
+  const now = ctx.clock.now();
+  ctx.db.insert(callEvents).values({ callId: call.id, workspaceId: call.workspaceId, type, offsetMs: Math.max(0, now - call.createdAt), data, createdAt: now }).run();
+}
+
+function setStatus(ctx: AppContext, call: CallRow, status: CallStatus, changes: Partial<CallRow>, data: Record<string, unknown> = {}): CallRow {
+  const now = ctx.clock.now();
+  ctx.db.update(calls).set({ ...changes, status, updatedAt: now }).where(eq(calls.id, call.id)).run();
+  addTimelineEvent(ctx, call, "status", { status, ...data });
+  return { ...call, ...changes, status, updatedAt: now };
+}
+
+export function markRinging(ctx: AppContext, callId: string): void {
+  ctx.sqlite.transaction(() => {
+    const call = findCall(ctx, callId);
+    if (call?.status === "queued") setStatus(ctx, call, "ringing", { ringingAt: ctx.clock.now() });
+  })();
+}
+
+/** The audio session opens: `call.started` fires. */
+export function markAnswered(ctx: AppContext, callId: string): CallRow | undefined {
+  return ctx.sqlite.transaction(() => {
+    const call = findCall(ctx, callId);
+    if (!call || !LIVE_STATUSES.includes(call.status) || call.status === "in_progress") return call;
+    const now = ctx.clock.now();
+    const updated = setStatus(ctx, call, "in_progress", { answeredAt: now });
+    publishAgentEvent(ctx, {
+      workspaceId: call.workspaceId,
+      agentId: call.agentId,
+      callId: call.id,
+      type: "call.started",
+      data: { call_id: call.id, agent_id: call.agentId, direction: call.direction, from: call.fromNumber, to: call.toNumber, started_at: new Date(now).toISOString() },
+    });
+    return updated;
+  })();
+}
+
+/** A completed utterance joins the transcript and goes out as `call.transcript`. */
+export function recordTurn(ctx: AppContext, callId: string, turn: TurnRecord): void {
+  ctx.sqlite.transaction(() => {
+    const call = findCall(ctx, callId);
+    if (!call) return;
+    const transcript = [...((call.transcript as TurnRecord[] | null) ?? []), turn];
+    ctx.db.update(calls).set({ transcript, updatedAt: ctx.clock.now() }).where(eq(calls.id, callId)).run();
+    addTimelineEvent(ctx, call, "turn", { ...turn, index: transcript.length - 1 });
+    publishAgentEvent(ctx, { workspaceId: call.workspaceId, agentId: call.agentId, callId, type: "call.transcript", data: { turn: transcript.length - 1, ...turn } });
+  })();
+}
+
+/** The agent's current turn was cut short: the transcript keeps only what the caller heard. */
+export function truncateLastAgentTurn(ctx: AppContext, callId: string, playedText: string, endMs: number): void {
+  ctx.sqlite.transaction(() => {
+    const call = findCall(ctx, callId);
+    const transcript = (call?.transcript as TurnRecord[] | null) ?? [];
+    const last = transcript.at(-1);
+    if (!call || !last || last.role !== "agent") return;
+    transcript[transcript.length - 1] = { ...last, text: playedText, end_ms: endMs, interrupted: true };
+    ctx.db.update(calls).set({ transcript, updatedAt: ctx.clock.now() }).where(eq(calls.id, callId)).run();
+    addTimelineEvent(ctx, call, "interrupted", { played_text: playedText, at_ms: endMs });
+  })();
+}
+
+export function reportCallError(ctx: AppContext, callId: string, code: string, message: string, fatal: boolean): void {
+  ctx.sqlite.transaction(() => {
+    const call = findCall(ctx, callId);
+    if (!call) return;
+    addTimelineEvent(ctx, call, "error", { code, message, fatal });
+    publishAgentEvent(ctx, { workspaceId: call.workspaceId, agentId: call.agentId, callId, type: "call.error", data: { code, message, fatal } });
+  })();
+}
+
+export function reportTransfer(ctx: AppContext, callId: string, to: string, reason: string | null): void {
+  ctx.sqlite.transaction(() => {
+    const call = findCall(ctx, callId);
+    if (!call) return;
+    addTimelineEvent(ctx, call, "transfer", { to, reason });
+    publishAgentEvent(ctx, { workspaceId: call.workspaceId, agentId: call.agentId, callId, type: "call.transfer", data: { to, reason } });
+  })();
+}
+
+export interface CallEnding {
+  status: Exclude<CallStatus, "queued" | "ringing" | "in_progress">;
+  endReason: string;
+  transferredTo?: string;
+  recordingPath?: string | null;
+  /** Slots a flow collected, used for extraction. */
+  slots?: Record<string, unknown>;
+  /** Audio time since the answer, as the session counted it (the clock's difference otherwise). */
+  durationMs?: number;
+}
+
+/**
+ * The terminal transition, exactly once: `call.ended` goes out now; extraction, the summary and the
+ * outcome event (`call.completed`/`call.transferred`/`call.failed`) follow from a durable job.
+ */
+export function endCall(ctx: AppContext, callId: string, ending: CallEnding): boolean {
+  return ctx.sqlite.transaction(() => {
+    const call = findCall(ctx, callId);
+    if (!call || !LIVE_STATUSES.includes(call.status)) return false;
+    const now = ctx.clock.now();
+    const durationMs = ending.durationMs ?? (call.answeredAt ? now - call.answeredAt : 0);
+    const updated = setStatus(
+      ctx,
+      call,
+      ending.status,
+      { endReason: ending.endReason, endedAt: now, durationMs, transferredTo: ending.transferredTo ?? null, recordingPath: ending.recordingPath ?? call.recordingPath },
+      { end_reason: ending.endReason },
+    );
+    const urls = callUrls(ctx.publicUrl, updated);
+    publishAgentEvent(ctx, {
+      workspaceId: call.workspaceId,
+      agentId: call.agentId,
+      callId,
+      type: "call.ended",
+      data: { status: ending.status, end_reason: ending.endReason, duration_ms: durationMs, transcript_url: urls.transcript_url, recording_url: urls.recording_url },
+    });
+    enqueueJob(ctx, { type: FINALIZE_JOB, payload: { call_id: callId, slots: ending.slots ?? {} }, uniqueKey: `${FINALIZE_JOB}:${callId}`, workspaceId: call.workspaceId, maxAttempts: 5 });
+    return true;
+  })();
+}
+
+/** After a restart no call can still be live: end them, with their terminal events. */
+export function endOrphanedCalls(ctx: AppContext, isLive: (callId: string) => boolean): number {
+  // Queued calls still have their placing job; ringing and answered ones lost their process.
+  const orphans = ctx.db.select({ id: calls.id, status: calls.status }).from(calls).where(inArray(calls.status, ["ringing", "in_progress"])).all();
+  let ended = 0;
+  for (const call of orphans) {
+    if (isLive(call.id)) continue;
+    if (endCall(ctx, call.id, { status: call.status === "in_progress" ? "failed" : "canceled", endReason: "error" })) ended++;
+  }
+  return ended;
+}
+
+export function liveCallIn(ctx: AppContext, workspaceId: string, callId: string): CallRow | undefined {
+  return ctx.db.select().from(calls).where(and(eq(calls.workspaceId, workspaceId), eq(calls.id, callId), inArray(calls.status, LIVE_STATUSES))).get();
+}

@@ -1,0 +1,178 @@
+import { and } from "drizzle-orm";
+import { Elysia, status, t } from "elysia";
+import type { AppContext } from "../../core/context.ts";
+import { calls } from "../../db/schema/index.ts";
+import { authPlugin } from "../../http/auth.ts";
+import { docsFor } from "../../http/docs.ts";
+import { IdParam, NoContent, noContent } from "../../http/models.ts";
+import { ListOf, pageRequest, toPage } from "../../http/pagination.ts";
+import { csvLine } from "../../lib/csv.ts";
+import { toIso } from "../../lib/time.ts";
+import { E164 } from "../phone-numbers/models.ts";
+import type { TurnRecord } from "./lifecycle.ts";
+import { Call, CallEvent, CallsQuery, OutboundBody, Turn, callJson } from "./models.ts";
+import { fileResponse, mp3For, requireRecording } from "./recording.ts";
+import * as service from "./service.ts";
+
+const doc = docsFor("Calls");
+
+const EXPORT_COLUMNS = ["call_id", "created_at", "direction", "agent_id", "from", "to", "status", "end_reason", "duration_seconds", "started_at", "ended_at", "summary", "extracted", "metadata"];
+
+export function callRoutes(ctx: AppContext) {
+  const json = (row: Parameters<typeof callJson>[0]) => callJson(row, ctx.publicUrl);
+  return new Elysia({ prefix: "/v1/calls" })
+    .use(authPlugin(ctx))
+    .get(
+      "/",
+      ({ principal, query }) => {
+        const page = pageRequest(query);
+        return toPage(service.listCalls(ctx, principal.workspaceId, query, page), page, (r) => ({ at: r.createdAt, id: r.id }), json);
+      },
+      { auth: "read", query: CallsQuery, response: { 200: ListOf(Call) }, detail: doc("listCalls", "List calls; filter by agent, status, direction, number, time") },
+    )
+    .get(
+      "/export",
+      ({ principal, query }) => {
+        const conditions = service.callConditions(principal.workspaceId, query);
+        // Streamed in pages: an export of a busy year must not be built in memory.
+        const stream = new ReadableStream<string>({
+          async start(controller) {
+            controller.enqueue(csvLine(EXPORT_COLUMNS));
+            let offset = 0;
+            for (;;) {
+              const rows = ctx.db.select().from(calls).where(and(...conditions)).orderBy(calls.createdAt, calls.id).limit(500).offset(offset).all();
+              for (const row of rows) {
+                const c = json(row);
+                controller.enqueue(csvLine([c.id, c.created_at, c.direction, c.agent_id, c.from, c.to, c.status, c.end_reason, c.duration_seconds, c.started_at, c.ended_at, c.summary, c.extracted, c.metadata]));
+              }
+              if (rows.length < 500) break;
+              offset += rows.length;
+              await Bun.sleep(0);
+            }
+            controller.close();
+          },
+        });
+        return new Response(stream.pipeThrough(new TextEncoderStream()), {
+          headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="calls-${new Date(ctx.clock.now()).toISOString().slice(0, 10)}.csv"` },
+        });
+      },
+      {
+        auth: "read",
+        query: t.Omit(CallsQuery, ["limit", "cursor"]),
+        response: { 200: t.String({ description: "text/csv, one row per call" }) },
+        detail: doc("exportCalls", "Calls as CSV"),
+      },
+    )
+    .post("/outbound", ({ principal, body }) => status(201, json(service.createOutboundCall(ctx, principal, body))), {
+      auth: "write",
+      body: OutboundBody,
+      response: { 201: Call },
+      detail: doc("createOutboundCall", "Place an outbound call"),
+    })
+    .get("/:id", ({ principal, params }) => json(service.getCall(ctx, principal.workspaceId, params.id)), {
+      auth: "read",
+      params: IdParam,
+      response: { 200: Call },
+      detail: doc("getCall", "Call detail"),
+    })
+    .get(
+      "/:id/recording",
+      async ({ principal, params, request }) => {
+        const call = service.getCall(ctx, principal.workspaceId, params.id);
+        const wav = requireRecording(call.recordingPath, call.erasedAt !== null);
+        const accept = request.headers.get("accept") ?? "";
+        const wantsMp3 = /audio\/(mpeg|mp3)/.test(accept) && !/audio\/(wav|x-wav|wave)/.test(accept);
+        if (wantsMp3) return fileResponse(await mp3For(wav), "audio/mpeg", request.headers.get("range"), { vary: "accept" });
+        return fileResponse(wav, "audio/wav", request.headers.get("range"), { vary: "accept" });
+      },
+      {
+        auth: "read",
+        params: IdParam,
+        response: { 200: t.String({ description: "audio/wav (stereo: caller left, agent right), or audio/mpeg when Accept asks; Range supported" }) },
+        detail: doc("getCallRecording", "Recording audio (content negotiation; Range requests)"),
+      },
+    )
+    .get(
+      "/:id/recording.mp3",
+      async ({ principal, params, request }) => {
+        const call = service.getCall(ctx, principal.workspaceId, params.id);
+        return fileResponse(await mp3For(requireRecording(call.recordingPath, call.erasedAt !== null)), "audio/mpeg", request.headers.get("range"));
+      },
+      { auth: "read", params: IdParam, response: { 200: t.String({ description: "audio/mpeg; Range supported" }) }, detail: doc("getCallRecordingMp3", "Recording as MP3 (the URL events carry)") },
+    )
+    .get(
+      "/:id/transcript",
+      ({ principal, params, query }) => {
+        const call = service.getCall(ctx, principal.workspaceId, params.id);
+        const turns = (call.transcript as TurnRecord[] | null) ?? [];
+        if (query.format === "text") {
+          const text = turns.map((turn) => `${turn.role === "agent" ? "Agent" : "Caller"}: ${turn.text}${turn.interrupted ? " [interrupted]" : ""}`).join("\n");
+          return new Response(text + (text ? "\n" : ""), { headers: { "content-type": "text/plain; charset=utf-8" } });
+        }
+        return { object: "transcript" as const, call_id: call.id, erased: call.erasedAt !== null, turns };
+      },
+      {
+        auth: "read",
+        params: IdParam,
+        query: t.Object({ format: t.Optional(t.Union([t.Literal("json"), t.Literal("text")])) }),
+        response: { 200: t.Object({ object: t.Literal("transcript"), call_id: t.String(), erased: t.Boolean(), turns: t.Array(Turn) }) },
+        detail: doc("getCallTranscript", "Transcript (JSON turns; `?format=text`)"),
+      },
+    )
+    .get(
+      "/:id/events",
+      ({ principal, params }) => {
+        const call = service.getCall(ctx, principal.workspaceId, params.id);
+        const data = service.callTimeline(ctx, call).map((event) => ({ object: "call_event" as const, type: event.type, offset_ms: event.offsetMs, at: toIso(event.createdAt), data: event.data }));
+        return { data, has_more: false, next_cursor: null };
+      },
+      { auth: "read", params: IdParam, response: { 200: ListOf(CallEvent) }, detail: doc("getCallEvents", "Timeline: status changes, turns, tool calls, latencies") },
+    )
+    .post(
+      "/:id/hangup",
+      ({ principal, params }) => {
+        const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
+        live.hangup("agent_hangup");
+        return status(202, json(service.getCall(ctx, principal.workspaceId, params.id)));
+      },
+      { auth: "write", params: IdParam, response: { 202: Call }, detail: doc("hangupCall", "End a live call") },
+    )
+    .post(
+      "/:id/transfer",
+      async ({ principal, params, body }) => {
+        const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
+        await live.transfer(body.to, body.reason ?? null);
+        return status(202, json(service.getCall(ctx, principal.workspaceId, params.id)));
+      },
+      {
+        auth: "write",
+        params: IdParam,
+        body: t.Object({ to: t.Union([E164, t.String({ pattern: "^sips?:.+" })], { description: "E.164 or SIP URI" }), reason: t.Optional(t.String({ maxLength: 200 })) }, { additionalProperties: false }),
+        response: { 202: Call },
+        detail: doc("transferCall", "Transfer a live call to a human"),
+      },
+    )
+    .post(
+      "/:id/say",
+      ({ principal, params, body }) => {
+        const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
+        live.say(body.text);
+        return status(202, { status: "accepted" as const });
+      },
+      {
+        auth: "write",
+        params: IdParam,
+        body: t.Object({ text: t.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false }),
+        response: { 202: t.Object({ status: t.Literal("accepted") }) },
+        detail: doc("sayOnCall", "Make the agent say something now"),
+      },
+    )
+    .delete(
+      "/:id",
+      async ({ principal, params }) => {
+        await service.eraseCall(ctx, principal.workspaceId, params.id);
+        return noContent();
+      },
+      { auth: "write", params: IdParam, response: { 204: NoContent }, detail: doc("eraseCall", "Erase a call's recording, transcript and extracted data") },
+    );
+}

@@ -1,0 +1,216 @@
+import { and, desc, eq, gte, lt, or, type SQL } from "drizzle-orm";
+import type { AppContext } from "../../core/context.ts";
+import { callEvents, calls, type CallStatus } from "../../db/schema/index.ts";
+import { ApiError, invalid, notFound, type FieldError } from "../../http/errors.ts";
+import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+import type { Principal } from "../../http/permissions.ts";
+import { newId } from "../../lib/ids.ts";
+import { parseIso } from "../../lib/time.ts";
+import { enqueueJob } from "../../jobs/queue.ts";
+import { liveCalls } from "../../voice/runtime/registry.ts";
+import { isBuiltinVoice } from "../../voice/speech/builtin/index.ts";
+import { agentReadinessProblems } from "../../voice/speech/engines.ts";
+import { configOf, getAgent } from "../agents/service.ts";
+import { findOwnedNumber, numberOfAgent, type PhoneNumberRow } from "../phone-numbers/service.ts";
+import { addTimelineEvent, findCall, type CallRow } from "./lifecycle.ts";
+
+export const PLACE_JOB = "calls.place";
+
+export interface OutboundInput {
+  agent_id: string;
+  to: string;
+  from?: string;
+  variables?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  simulation?: Record<string, unknown>;
+}
+
+/**
+ * Checks everything a call needs before it is queued (an agent that can talk, a caller id the
+ * workspace owns), records it as `queued`, and queues the job that dials it.
+ */
+export function createOutboundCall(ctx: AppContext, principal: Principal, input: OutboundInput, extra: { campaignId?: string } = {}): CallRow {
+  let agent;
+  try {
+    agent = getAgent(ctx, principal.workspaceId, input.agent_id);
+  } catch {
+    throw invalid("agent_id", `no agent ${input.agent_id} in this workspace`);
+  }
+  const number = input.from ? findOwnedNumber(ctx, principal.workspaceId, input.from) : numberOfAgent(ctx, principal.workspaceId, agent.id);
+  if (input.from && !number) throw invalid("from", `${input.from} is not a number of this workspace`);
+  if (!number) throw new ApiError("conflict", "the agent has no phone number: assign one (POST /v1/phone-numbers/{id}/assign) or pass `from`");
+  const simulatedRecognition = number.carrier === "simulated" && input.simulation?.recognition !== "agent";
+  const problems = agentReadinessProblems(ctx, principal.workspaceId, configOf(agent), { simulatedRecognition });
+  if (problems.length) throw notReady(problems);
+  if (input.simulation && number.carrier !== "simulated") throw invalid("simulation", "applies only to calls on the simulated carrier");
+  const calleeVoice = input.simulation?.voice;
+  if (typeof calleeVoice === "string" && !isBuiltinVoice(calleeVoice)) throw invalid("simulation.voice", `the built-in engine has no voice ${calleeVoice}`);
+  const row = newCallRow(ctx, {
+    workspaceId: principal.workspaceId,
+    agent,
+    direction: "outbound",
+    from: number.number,
+    to: input.to,
+    phoneNumberId: number.id,
+    carrier: number.carrier,
+    variables: input.variables ?? {},
+    metadata: { ...(input.metadata ?? {}), ...(extra.campaignId ? { campaign_id: extra.campaignId } : {}) },
+    carrierOptions: input.simulation ?? null,
+    status: "queued",
+  });
+  ctx.sqlite.transaction(() => {
+    ctx.db.insert(calls).values(row).run();
+    addTimelineEvent(ctx, row, "status", { status: "queued" });
+    enqueueJob(ctx, { type: PLACE_JOB, payload: { call_id: row.id }, uniqueKey: `${PLACE_JOB}:${row.id}`, workspaceId: row.workspaceId, maxAttempts: 1 });
+  })();
+  return row;
+}
+
+function notReady(problems: FieldError[]): ApiError {
+  return new ApiError("conflict", `the agent cannot take calls yet: ${problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`, { errors: problems });
+}
+
+interface NewCall {
+  workspaceId: string;
+  agent: { id: string; version: number };
+  direction: CallRow["direction"];
+  from: string | null;
+  to: string | null;
+  phoneNumberId: string | null;
+  carrier: string;
+  variables: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  carrierOptions: Record<string, unknown> | null;
+  status: "queued" | "ringing";
+}
+
+function newCallRow(ctx: AppContext, call: NewCall): CallRow {
+  const now = ctx.clock.now();
+  return {
+    id: newId("call"),
+    workspaceId: call.workspaceId,
+    agentId: call.agent.id,
+    agentVersion: call.agent.version,
+    direction: call.direction,
+    fromNumber: call.from,
+    toNumber: call.to,
+    phoneNumberId: call.phoneNumberId,
+    carrier: call.carrier,
+    status: call.status,
+    endReason: null,
+    variables: call.variables,
+    metadata: call.metadata,
+    carrierOptions: call.carrierOptions,
+    transcript: null,
+    extracted: null,
+    summary: null,
+    transferredTo: null,
+    recordingPath: null,
+    erasedAt: null,
+    createdAt: now,
+    ringingAt: call.status === "ringing" ? now : null,
+    answeredAt: null,
+    endedAt: null,
+    durationMs: null,
+    updatedAt: now,
+  };
+}
+
+/**
+ * A call arriving on one of the workspace's numbers: routed to the number's agent, refused (409)
+ * when no agent answers there, inbound calls are switched off, or the agent cannot talk yet.
+ */
+export function createInboundCall(ctx: AppContext, workspaceId: string, number: PhoneNumberRow, from: string | null, carrierOptions: Record<string, unknown> | null, simulatedRecognition: boolean): CallRow {
+  const inbound = number.inbound as { enabled?: boolean; variables?: Record<string, unknown> };
+  if (inbound.enabled === false) throw new ApiError("conflict", `inbound calls to ${number.number} are switched off`);
+  if (!number.agentId) throw new ApiError("conflict", `no agent answers ${number.number}: assign one first`);
+  const agent = getAgent(ctx, workspaceId, number.agentId);
+  const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition });
+  if (problems.length) throw notReady(problems);
+  const row = newCallRow(ctx, {
+    workspaceId,
+    agent,
+    direction: "inbound",
+    from,
+    to: number.number,
+    phoneNumberId: number.id,
+    carrier: number.carrier,
+    variables: { ...(inbound.variables ?? {}), ...(from ? { caller_number: from } : {}) },
+    metadata: {},
+    carrierOptions,
+    status: "ringing",
+  });
+  ctx.sqlite.transaction(() => {
+    ctx.db.insert(calls).values(row).run();
+    addTimelineEvent(ctx, row, "status", { status: "ringing" });
+  })();
+  return row;
+}
+
+export function getCall(ctx: AppContext, workspaceId: string, id: string): CallRow {
+  const row = ctx.db.select().from(calls).where(and(eq(calls.workspaceId, workspaceId), eq(calls.id, id))).get();
+  if (!row) throw notFound("call");
+  return row;
+}
+
+export interface CallFilter {
+  agent_id?: string;
+  status?: CallStatus;
+  direction?: "inbound" | "outbound" | "web";
+  number?: string;
+  from?: string;
+  to?: string;
+}
+
+export function callConditions(workspaceId: string, filter: CallFilter): SQL[] {
+  const conditions: SQL[] = [eq(calls.workspaceId, workspaceId)];
+  if (filter.agent_id) conditions.push(eq(calls.agentId, filter.agent_id));
+  if (filter.status) conditions.push(eq(calls.status, filter.status));
+  if (filter.direction) conditions.push(eq(calls.direction, filter.direction));
+  if (filter.number) conditions.push(or(eq(calls.fromNumber, filter.number), eq(calls.toNumber, filter.number))!);
+  for (const [field, op] of [["from", gte], ["to", lt]] as const) {
+    const value = filter[field];
+    if (value === undefined) continue;
+    const ms = parseIso(value);
+    if (ms === null) throw invalid(field, "must be an ISO 8601 date-time");
+    conditions.push(op(calls.createdAt, ms));
+  }
+  return conditions;
+}
+
+export function listCalls(ctx: AppContext, workspaceId: string, filter: CallFilter, page: PageRequest): CallRow[] {
+  const conditions = callConditions(workspaceId, filter);
+  const cursor = afterCursor(calls.createdAt, calls.id, page.after);
+  if (cursor) conditions.push(cursor);
+  return ctx.db.select().from(calls).where(and(...conditions)).orderBy(desc(calls.createdAt), desc(calls.id)).limit(page.limit + 1).all();
+}
+
+export function callTimeline(ctx: AppContext, call: CallRow) {
+  return ctx.db.select().from(callEvents).where(eq(callEvents.callId, call.id)).orderBy(callEvents.id).all();
+}
+
+/** Live-call controls answer 409 for a call that is not live (here). */
+export function requireLive(ctx: AppContext, workspaceId: string, id: string) {
+  const call = getCall(ctx, workspaceId, id);
+  const live = liveCalls(ctx).get(id);
+  if (!live || call.status !== "in_progress") throw new ApiError("conflict", `the call is ${call.status}; only a call in progress can be controlled`);
+  return { call, live };
+}
+
+/**
+ * Erases what the caller said and what was learned (recording, transcript, extracted data,
+ * summary); the row with its times, status and numbers stays for billing and statistics.
+ */
+export async function eraseCall(ctx: AppContext, workspaceId: string, id: string): Promise<CallRow> {
+  const call = getCall(ctx, workspaceId, id);
+  if (liveCalls(ctx).has(id) || ["queued", "ringing", "in_progress"].includes(call.status)) throw new ApiError("conflict", "a live call cannot be erased; hang it up first");
+  for (const path of [call.recordingPath, call.recordingPath?.replace(/\.wav$/, ".mp3")]) {
+    if (path) await Bun.file(path).delete().catch(() => {});
+  }
+  ctx.sqlite.transaction(() => {
+    ctx.db.update(calls).set({ transcript: null, extracted: null, summary: null, recordingPath: null, variables: {}, erasedAt: ctx.clock.now(), updatedAt: ctx.clock.now() }).where(eq(calls.id, id)).run();
+    ctx.db.delete(callEvents).where(and(eq(callEvents.callId, id), or(eq(callEvents.type, "turn"), eq(callEvents.type, "interrupted"), eq(callEvents.type, "tool_call")))).run();
+    addTimelineEvent(ctx, call, "erased", {});
+  })();
+  return findCall(ctx, id)!;
+}

@@ -1,0 +1,129 @@
+import type { CallLeg, Carrier, DialRequest, LegEndReason, LegEvent, MediaFormat } from "../types.ts";
+import type { TextToSpeech } from "../../voice/speech/types.ts";
+import type { MediaClock } from "../../voice/runtime/media-clock.ts";
+import { SimulatedCallee, simScript, type SpokenLine } from "./callee.ts";
+
+const FORMAT: MediaFormat = { encoding: "pcmu", sampleRate: 8000 };
+
+/** What tests (and the simulated recogniser) can learn about a simulated call's far end. */
+export interface SimulatedCallRecord {
+  callee: SimulatedCallee | null;
+  transferredTo: string | null;
+  sentDigits: string[];
+  ended: LegEndReason | null;
+}
+
+export const simulatedCalls = new Map<string, SimulatedCallRecord>();
+const SIMULATED_RECORD_TTL_MS = 10 * 60_000;
+
+/** Base of a leg: handler plumbing shared by outbound (callee) and inbound (softphone) legs. */
+export abstract class SimulatedLegBase implements CallLeg {
+  readonly format: MediaFormat = FORMAT;
+  protected audioHandlers: ((frame: Uint8Array) => void)[] = [];
+  protected dtmfHandlers: ((digit: string) => void)[] = [];
+  protected eventHandlers: ((event: LegEvent) => void)[] = [];
+  protected ended = false;
+
+  onAudio(handler: (frame: Uint8Array) => void): void {
+    this.audioHandlers.push(handler);
+  }
+  onDtmf(handler: (digit: string) => void): void {
+    this.dtmfHandlers.push(handler);
+  }
+  onEvent(handler: (event: LegEvent) => void): void {
+    this.eventHandlers.push(handler);
+  }
+  protected emit(event: LegEvent): void {
+    if (this.ended) return;
+    if (event.type === "ended") this.ended = true;
+    for (const handler of this.eventHandlers) handler(event);
+  }
+  protected deliver(frame: Uint8Array): void {
+    for (const handler of this.audioHandlers) handler(frame);
+  }
+  abstract sendAudio(frame: Uint8Array): void;
+  clearAudio(): void {}
+  abstract sendDtmf(digits: string): void;
+  abstract transfer(to: string): Promise<void>;
+  abstract hangup(): void;
+}
+
+/** An outbound call into the simulator: rings, then the scripted callee answers (or not). */
+class SimulatedOutboundLeg extends SimulatedLegBase {
+  private callee: SimulatedCallee | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private timers: ReturnType<typeof setTimeout>[] = [];
+  private readonly callId: string;
+
+  constructor(request: DialRequest, deps: SimulatedCarrierDeps, private record: SimulatedCallRecord) {
+    super();
+    this.callId = request.callId;
+    const script = simScript(request.options, request.to);
+    queueMicrotask(() => this.emit({ type: "ringing" }));
+    const after = (ms: number, run: () => void) => this.timers.push(setTimeout(run, ms));
+    switch (script.behaviour) {
+      case "busy":
+        after(Math.min(script.ringMs, 500), () => this.end("busy"));
+        return;
+      case "no_answer":
+        after(script.ringMs, () => this.end("no_answer"));
+        return;
+    }
+    after(script.ringMs, () => {
+      if (this.ended) return;
+      this.callee = new SimulatedCallee(script, deps.tts, (line) => deps.announce(request.callId, line), () => this.end("remote_hangup"));
+      record.callee = this.callee;
+      this.emit({ type: "answered" });
+      this.unsubscribe = deps.clock.subscribe(() => {
+        if (!this.ended && this.callee) this.deliver(this.callee.nextFrame());
+      });
+    });
+  }
+
+  sendAudio(frame: Uint8Array): void {
+    this.callee?.hear(frame);
+  }
+  sendDtmf(digits: string): void {
+    this.record.sentDigits.push(digits);
+  }
+  async transfer(to: string): Promise<void> {
+    this.record.transferredTo = to;
+    this.stop("transferred");
+  }
+  hangup(): void {
+    this.stop("local_hangup");
+  }
+  private end(reason: LegEndReason): void {
+    this.stop(reason);
+    this.emit({ type: "ended", reason });
+  }
+  private stop(reason: LegEndReason): void {
+    if (this.record.ended === null) {
+      // Kept a while for tests and diagnostics, then dropped so a long-running server does not grow.
+      setTimeout(() => simulatedCalls.delete(this.callId), SIMULATED_RECORD_TTL_MS).unref?.();
+    }
+    this.record.ended ??= reason;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    for (const timer of this.timers) clearTimeout(timer);
+  }
+}
+
+export interface SimulatedCarrierDeps {
+  tts: TextToSpeech;
+  clock: MediaClock;
+  /** Tells the simulated recogniser what the callee said, and when. */
+  announce: (callId: string, line: SpokenLine) => void;
+}
+
+/** The built-in carrier: a fictional number range and scripted callees, no network at all. */
+export class SimulatedCarrier implements Carrier {
+  readonly id = "simulated";
+  constructor(private deps: SimulatedCarrierDeps) {}
+
+  dial(request: DialRequest): CallLeg {
+    const record: SimulatedCallRecord = { callee: null, transferredTo: null, sentDigits: [], ended: null };
+    simulatedCalls.set(request.callId, record);
+    return new SimulatedOutboundLeg(request, this.deps, record);
+  }
+}

@@ -1,0 +1,111 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../core/context.ts";
+import { authPlugin } from "../../http/auth.ts";
+import { ApiError } from "../../http/errors.ts";
+import type { Principal } from "../../http/permissions.ts";
+import { endCall } from "../../modules/calls/lifecycle.ts";
+import { createInboundCall } from "../../modules/calls/service.ts";
+import { findOwnedNumber } from "../../modules/phone-numbers/service.ts";
+import { agentConfigForCall, connectLeg } from "../../voice/runtime/connect.ts";
+import { announceUtterance } from "../../voice/speech/builtin/index.ts";
+import type { MediaFormat } from "../types.ts";
+import { SoftphoneLeg } from "./softphone.ts";
+
+const E164 = "^\\+[1-9]\\d{6,14}$";
+
+const Query = t.Object({
+  to: t.String({ pattern: E164 }),
+  from: t.Optional(t.String({ pattern: E164 })),
+  encoding: t.Optional(t.Union([t.Literal("pcmu"), t.Literal("pcma"), t.Literal("l16")])),
+  rate: t.Optional(t.Union([t.Literal("8000"), t.Literal("16000")])),
+  recognition: t.Optional(t.Union([t.Literal("agent"), t.Literal("simulated")])),
+});
+
+type SoftphoneQuery = (typeof Query)["static"];
+
+function formatOf(query: SoftphoneQuery): MediaFormat {
+  const encoding = query.encoding ?? "pcmu";
+  // G.711 is 8 kHz by definition; linear PCM may be wideband.
+  return { encoding, sampleRate: encoding === "l16" ? Number(query.rate ?? "16000") : 8000 };
+}
+
+function numberFor(ctx: AppContext, principal: Principal, to: string) {
+  const number = findOwnedNumber(ctx, principal.workspaceId, to);
+  // Another workspace's number is as unknown as a number nobody owns.
+  if (!number || number.carrier !== "simulated") throw new ApiError("not_found", `${to} is not a simulated number of this workspace`);
+  return number;
+}
+
+/**
+ * The simulated carrier's inbound side: a WebSocket "softphone" that dials one of the workspace's
+ * numbers and talks to its agent with real audio. Binary messages are 20 ms frames (µ-law 8 kHz by
+ * default); text messages are JSON: `{type:"dtmf",digit}`, `{type:"hangup"}`, and for simulated
+ * recognition `{type:"announce",text,start_ms,end_ms}` (ms of audio sent since `answered`).
+ * Not part of the public contract (hidden from the OpenAPI document); the browser session reuses it.
+ */
+export function softphoneRoutes(ctx: AppContext) {
+  const legs = new Map<string, { leg: SoftphoneLeg; callId: string }>();
+  return new Elysia().use(authPlugin(ctx)).ws("/v1/telephony/simulated/softphone", {
+    auth: "write",
+    query: Query,
+    detail: { hide: true },
+    beforeHandle({ principal, query }) {
+      // Refuse before the upgrade, as a plain HTTP problem: unknown or unassigned numbers never ring.
+      const number = numberFor(ctx, principal, query.to);
+      if (!number.agentId) throw new ApiError("conflict", `no agent answers ${number.number}: assign one first`);
+    },
+    open(ws) {
+      const { principal, query } = ws.data;
+      let call;
+      try {
+        const number = numberFor(ctx, principal, query.to);
+        call = createInboundCall(ctx, principal.workspaceId, number, query.from ?? null, query.recognition ? { recognition: query.recognition } : null, query.recognition === "simulated");
+      } catch (error) {
+        ws.send(JSON.stringify({ type: "ended", reason: (error as Error).message }));
+        ws.close(4409, "rejected");
+        return;
+      }
+      const leg = new SoftphoneLeg(ws, formatOf(query), call.id);
+      legs.set(ws.id, { leg, callId: call.id });
+      try {
+        connectLeg(ctx, call, agentConfigForCall(ctx, call)!, leg, { screenForMachine: false, simulatedRecognition: query.recognition === "simulated" });
+      } catch (error) {
+        endCall(ctx, call.id, { status: "failed", endReason: "error" });
+        ws.send(JSON.stringify({ type: "ended", reason: (error as Error).message }));
+        ws.close(1011, "could not connect the agent");
+        return;
+      }
+      leg.ring();
+    },
+    message(ws, message) {
+      const entry = legs.get(ws.id);
+      if (!entry) return;
+      if (message instanceof Uint8Array) {
+        entry.leg.receiveAudio(message);
+        return;
+      }
+      if (message instanceof ArrayBuffer) {
+        entry.leg.receiveAudio(new Uint8Array(message));
+        return;
+      }
+      let command = message as Record<string, unknown>;
+      if (typeof message === "string") {
+        try {
+          command = JSON.parse(message);
+        } catch {
+          return;
+        }
+      }
+      if (command?.type === "dtmf" && typeof command.digit === "string" && /^[0-9*#A-D]$/.test(command.digit)) entry.leg.receiveDtmf(command.digit);
+      else if (command?.type === "hangup") entry.leg.remoteHangup();
+      else if (command?.type === "announce" && typeof command.text === "string" && Number(command.end_ms) > Number(command.start_ms)) {
+        announceUtterance(entry.callId, command.text, Number(command.start_ms), Number(command.end_ms));
+      }
+    },
+    close(ws) {
+      const entry = legs.get(ws.id);
+      legs.delete(ws.id);
+      entry?.leg.remoteHangup();
+    },
+  });
+}

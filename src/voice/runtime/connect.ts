@@ -1,0 +1,107 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { AppContext } from "../../core/context.ts";
+import type { AgentConfig } from "../../modules/agents/config.ts";
+import { configOf } from "../../modules/agents/service.ts";
+import { findAgent, findVersion } from "../../modules/agents/repo.ts";
+import { addTimelineEvent, endCall, findCall, markRinging, type CallRow } from "../../modules/calls/lifecycle.ts";
+import type { RunningJob } from "../../jobs/runner.ts";
+import { carrierFor } from "../../telephony/carriers.ts";
+import type { CallLeg } from "../../telephony/types.ts";
+import { builtinStt, simulatedUtterances } from "../speech/builtin/index.ts";
+import { offlineRecognition, RECOGNITION_RATE, sttFor, ttsFor } from "../speech/engines.ts";
+import type { SpeechToText } from "../speech/types.ts";
+import { CallSession } from "./call-session.ts";
+import { mediaClock } from "./media-clock.ts";
+
+/** The agent as it was when the call was created (later edits do not change a call in flight). */
+export function agentConfigForCall(ctx: AppContext, call: CallRow): AgentConfig | null {
+  const version = findVersion(ctx.db, call.workspaceId, call.agentId, call.agentVersion);
+  if (version) return { ...(version.config as Omit<AgentConfig, "name">), name: version.name } as AgentConfig;
+  const agent = findAgent(ctx.db, call.workspaceId, call.agentId);
+  return agent ? configOf(agent) : null;
+}
+
+export function recordingPathFor(ctx: AppContext, call: CallRow): string {
+  const dir = join(ctx.dataDir.root, "recordings", call.workspaceId);
+  mkdirSync(dir, { recursive: true });
+  return join(dir, `${call.id}.wav`);
+}
+
+interface Recognition {
+  stt: SpeechToText;
+  sampleRate: number;
+  context?: Record<string, unknown>;
+}
+
+/**
+ * The recogniser for this call. Simulated calls may use the simulated one (the callee's own text),
+ * chosen explicitly or because the agent wants the offline recogniser and this machine has none.
+ */
+function recognitionFor(ctx: AppContext, call: CallRow, config: AgentConfig, lineRate: number, simulated: boolean): Recognition & { why: string | null } {
+  const wanted = (call.carrierOptions as { recognition?: string } | null)?.recognition;
+  if (simulated && (wanted === "simulated" || (wanted === undefined && config.transcriber.provider_id === "builtin" && !offlineRecognition().available))) {
+    return {
+      stt: builtinStt("simulated"),
+      sampleRate: lineRate,
+      context: { callId: call.id },
+      why: wanted === "simulated" ? "asked for by the call" : "no offline recogniser is installed",
+    };
+  }
+  return { stt: sttFor(ctx, call.workspaceId, config.transcriber), sampleRate: RECOGNITION_RATE, why: null };
+}
+
+/** Puts a CallSession on a leg: engines chosen, recording opened, the conversation loop wired. */
+export function connectLeg(ctx: AppContext, call: CallRow, config: AgentConfig, leg: CallLeg, options: { screenForMachine: boolean; simulatedRecognition: boolean }): CallSession {
+  const tts = ttsFor(ctx, call.workspaceId, config.voice.provider_id);
+  const recognition = recognitionFor(ctx, call, config, leg.format.sampleRate, options.simulatedRecognition);
+  addTimelineEvent(ctx, call, "engines", { tts: tts.id, stt: recognition.stt.id, ...(recognition.why ? { stt_reason: recognition.why } : {}) });
+  const session = new CallSession({
+    ctx,
+    call,
+    agent: config,
+    leg,
+    tts,
+    stt: recognition.stt,
+    sttSampleRate: recognition.sampleRate,
+    recognitionContext: recognition.context,
+    screenForMachine: options.screenForMachine,
+    recordingPath: recordingPathFor(ctx, call),
+    clock: mediaClock,
+  });
+  session.start();
+  void session.done.then(() => {
+    if (recognition.context) simulatedUtterances.forget(call.id);
+  });
+  return session;
+}
+
+/**
+ * The `calls.place` job: dials a queued call. The job completes as the call starts ringing (in the
+ * same transaction), so a crash can never dial the same call twice; a call left ringing by a crash
+ * is ended at the next start.
+ */
+export async function placeCall(ctx: AppContext, job: RunningJob<{ call_id: string }>): Promise<void> {
+  const call = findCall(ctx, job.payload.call_id);
+  if (!call || call.status !== "queued") return;
+  const config = agentConfigForCall(ctx, call);
+  if (!config) {
+    endCall(ctx, call.id, { status: "failed", endReason: "error" });
+    return;
+  }
+  let leg: CallLeg | null = null;
+  try {
+    ctx.sqlite.transaction(() => {
+      markRinging(ctx, call.id);
+      job.complete();
+    })();
+    leg = carrierFor(ctx, call.carrier).dial({ callId: call.id, from: call.fromNumber ?? "", to: call.toNumber ?? "", options: call.carrierOptions ?? {} });
+    connectLeg(ctx, { ...call, status: "ringing" }, config, leg, { screenForMachine: true, simulatedRecognition: call.carrier === "simulated" });
+  } catch (error) {
+    leg?.hangup();
+    ctx.sqlite.transaction(() => {
+      addTimelineEvent(ctx, call, "error", { code: "dial_failed", message: (error as Error).message, fatal: true });
+      endCall(ctx, call.id, { status: "failed", endReason: "error" });
+    })();
+  }
+}

@@ -1,0 +1,26 @@
+import type { AppContext } from "../../core/context.ts";
+
+/** What the API can do to a call that is live in this process. */
+export interface LiveCall {
+  callId: string;
+  workspaceId: string;
+  /** Ends the call now (`agent_hangup` unless said otherwise). */
+  hangup(reason?: string): void;
+  /** The agent says this now, after anything it is already saying. */
+  say(text: string): void;
+  transfer(to: string, reason: string | null): Promise<void>;
+  /** Milliseconds since the transport last delivered audio (the watchdog's measure of a vanished leg). */
+  silentForMs(): number;
+  /** Ends the call because its time is up or its transport vanished (the watchdog). */
+  terminate(reason: "max_duration" | "transport_lost"): void;
+  readonly maxDurationMs: number;
+  readonly answeredAt: number | null;
+}
+
+const registries = new WeakMap<AppContext, Map<string, LiveCall>>();
+
+export function liveCalls(ctx: AppContext): Map<string, LiveCall> {
+  let registry = registries.get(ctx);
+  if (!registry) registries.set(ctx, (registry = new Map()));
+  return registry;
+}

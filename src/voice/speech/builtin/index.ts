@@ -1,0 +1,48 @@
+// The speech engines that need no external service: Flite for speaking (embedded in the
+// executable), PocketSphinx for listening (from the OS packages, when installed), and the
+// simulated recogniser for simulated calls. One shared instance of each, so decoders and the
+// Flite instance are pooled process-wide.
+import type { SpeechToText, Voice } from "../types.ts";
+import { FliteTextToSpeech, fliteVoices } from "./flite.ts";
+import { PocketsphinxRecogniser } from "./pocketsphinx.ts";
+import { SimulatedRecogniser } from "./simulated.ts";
+
+export { DEFAULT_FLITE_VOICE as DEFAULT_BUILTIN_VOICE, warmUpFlite } from "./flite.ts";
+export { pocketsphinxAvailability, POCKETSPHINX_INSTALL, POCKETSPHINX_MODELS, type PocketsphinxModel } from "./pocketsphinx.ts";
+export { announceUtterance, simulatedUtterances, type SimulatedRecognitionOptions } from "./simulated.ts";
+export { FliteTextToSpeech, PocketsphinxRecogniser, SimulatedRecogniser };
+
+export type BuiltinRecogniserId = "builtin:pocketsphinx" | "simulated";
+
+let tts: FliteTextToSpeech | null = null;
+let pocketsphinx: PocketsphinxRecogniser | null = null;
+let simulated: SimulatedRecogniser | null = null;
+
+/**
+ * The built-in voice engine (`builtin:flite`). `_cacheDir` is accepted for symmetry with the
+ * other native pieces but unused: Flite runs from bytes embedded in the executable.
+ */
+export function builtinTts(_cacheDir?: string): FliteTextToSpeech {
+  return (tts ??= new FliteTextToSpeech());
+}
+
+/**
+ * A built-in recogniser by id. `builtin:pocketsphinx` needs the OS packages (its start() throws
+ * SpeechUnavailable naming them when missing); `simulated` only works on simulated calls.
+ */
+export function builtinStt(id?: "builtin:pocketsphinx"): PocketsphinxRecogniser;
+export function builtinStt(id: "simulated"): SimulatedRecogniser;
+export function builtinStt(id: BuiltinRecogniserId): SpeechToText;
+export function builtinStt(id: BuiltinRecogniserId = "builtin:pocketsphinx"): SpeechToText {
+  if (id === "simulated") return (simulated ??= new SimulatedRecogniser());
+  return (pocketsphinx ??= new PocketsphinxRecogniser());
+}
+
+/** Voices of the built-in engine, for the voices API and agent validation; the default is kal16. */
+export function builtinVoices(): Voice[] {
+  return fliteVoices();
+}
+
+export function isBuiltinVoice(voiceId: string): boolean {
+  return fliteVoices().some((voice) => voice.id === voiceId);
+}

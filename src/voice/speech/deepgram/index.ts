@@ -1,0 +1,1 @@
+export { DeepgramTranscriber, listenUrl, type DeepgramTranscriberOptions } from "./transcriber.ts";

@@ -1,0 +1,1 @@
+export { ELEVENLABS_PCM_RATES, ElevenLabsSpeech, type ElevenLabsSpeechOptions } from "./speech.ts";
