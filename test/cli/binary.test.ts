@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiClient } from "../helpers/client.ts";
 import { buildPdf } from "../helpers/pdf.ts";
+import { pocketsphinxAvailability } from "../../src/voice/speech/builtin/index.ts";
 import { ROOT, runParley, spawnServer, type ServerProcess } from "../helpers/process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "parley-binary-"));
@@ -35,6 +36,7 @@ describe("the compiled executable", () => {
     expect(health.status).toBe(200);
     expect(health.body.status).toBe("ok");
     expect(health.body.checks.vector_search).toEqual({ status: "ok", detail: expect.stringMatching(/^sqlite-vec v/) });
+    expect(health.body.checks.offline_recognition.status).toBe(pocketsphinxAvailability().available ? "ok" : "unavailable");
     const registered = await api.post("/v1/auth/register", { email: "binary@example.test", password: "long enough pass" });
     expect(registered.status).toBe(201);
     const login = await api.post("/v1/auth/login", { email: "binary@example.test", password: "long enough pass" });
@@ -65,6 +67,35 @@ describe("the compiled executable", () => {
     const hits = await api.post(`/v1/knowledge-base/${kb.body.id}/query`, { query: "can I get a refund" }, { token });
     expect(hits.body.data[0].text).toContain("full refund");
   });
+
+  test("holds a phone call with the built-in engines: Flite speaks, VAD and PocketSphinx listen, MP3 recording", async () => {
+    const api = new ApiClient(server.url);
+    const login = await api.post("/v1/auth/login", { email: "binary@example.test", password: "long enough pass" });
+    const token = login.body.access_token;
+    const agent = await api.post("/v1/agents", { name: "Binary agent", first_message: "Hello from the binary." }, { token });
+    const number = await api.post("/v1/phone-numbers/buy", { area_code: "617" }, { token });
+    await api.post(`/v1/phone-numbers/${number.body.id}/assign`, { agent_id: agent.body.id }, { token });
+    // Real recognition when the OS has PocketSphinx (CI installs it); the simulated recogniser otherwise.
+    const recognition = pocketsphinxAvailability().available ? "agent" : "simulated";
+    const placed = await api.post("/v1/calls/outbound", { agent_id: agent.body.id, to: "+16175550150", simulation: { lines: ["Thank you very much, goodbye."], recognition } }, { token });
+    expect(placed.status).toBe(201);
+    let call = placed.body;
+    // Polled once a second: the binary runs with the default rate limit.
+    for (let i = 0; i < 40 && ["queued", "ringing", "in_progress"].includes(call.status); i++) {
+      await Bun.sleep(1000);
+      call = (await api.get(`/v1/calls/${placed.body.id}`, { token })).body;
+    }
+    expect(call).toMatchObject({ status: "completed", end_reason: "agent_hangup" });
+    expect(call.transcript[0]).toMatchObject({ role: "agent", text: "Hello from the binary." });
+    expect(call.transcript.some((turn: { role: string; text: string }) => turn.role === "caller" && /goodbye/i.test(turn.text))).toBe(true);
+    const events = await api.get(`/v1/calls/${call.id}/events`, { token });
+    expect(events.body.data.find((e: { type: string }) => e.type === "engines").data).toMatchObject({ tts: "builtin:flite", stt: recognition === "agent" ? "builtin:pocketsphinx" : "simulated" });
+    const mp3 = await fetch(`${server.url}/v1/calls/${call.id}/recording.mp3`, { headers: { authorization: `Bearer ${token}` } });
+    expect(mp3.status).toBe(200);
+    const bytes = new Uint8Array(await mp3.arrayBuffer());
+    expect(bytes.length).toBeGreaterThan(4000);
+    expect(bytes[0] === 0xff || String.fromCharCode(...bytes.subarray(0, 3)) === "ID3").toBe(true);
+  }, 60_000);
 
   test("extracted sqlite-vec into the data dir's cache before loading it", async () => {
     expect(await Bun.file(join(work, "data", "cache", "vec0.so")).exists()).toBe(true);

@@ -9,11 +9,13 @@ export interface ScriptedReply {
   /** Answer with this HTTP status and body instead. */
   fail?: { status: number; body: string };
   delayMs?: number;
+  /** Pause between the text pieces (a model that writes slowly); default 1 ms. */
+  pieceDelayMs?: number;
 }
 
 export interface FakeOpenAI {
   url: string;
-  requests: { path: string; headers: Record<string, string>; body: any }[];
+  requests: { path: string; headers: Record<string, string>; body: any; at: number }[];
   /** Replies for successive chat completions; the last one repeats. */
   script(replies: ScriptedReply[] | ((body: any, index: number) => ScriptedReply)): void;
   stop(): void;
@@ -29,7 +31,7 @@ export function startFakeOpenAI(options: { apiKey?: string; dimension?: number }
     async fetch(request) {
       const url = new URL(request.url);
       const body: any = request.method === "POST" ? await request.json().catch(() => null) : null;
-      requests.push({ path: url.pathname, headers: Object.fromEntries(request.headers), body });
+      requests.push({ path: url.pathname, headers: Object.fromEntries(request.headers), body, at: Date.now() });
       if (options.apiKey && request.headers.get("authorization") !== `Bearer ${options.apiKey}`) {
         return Response.json({ error: { message: "Incorrect API key provided", type: "invalid_request_error" } }, { status: 401 });
       }
@@ -67,7 +69,7 @@ function sse(reply: ScriptedReply): ReadableStream<Uint8Array> {
       controller.enqueue(event({ role: "assistant", content: "" }));
       for (const piece of reply.text ?? []) {
         controller.enqueue(event({ content: piece }));
-        await Bun.sleep(1);
+        await Bun.sleep(reply.pieceDelayMs ?? 1);
       }
       (reply.toolCalls ?? []).forEach((call, index) => {
         const args = JSON.stringify(call.arguments);

@@ -5,9 +5,8 @@ import type { RunningJob } from "../../jobs/runner.ts";
 import { connectionOf } from "../../providers/connection.ts";
 import { streamChat } from "../../providers/openai/chat.ts";
 import { publishWorkspaceEvent } from "../../webhooks/outbox.ts";
+import { agentConfigForCall } from "../../voice/runtime/connect.ts";
 import type { AgentConfig } from "../agents/config.ts";
-import { configOf } from "../agents/service.ts";
-import { findAgent } from "../agents/repo.ts";
 import { findProvider } from "../providers/repo.ts";
 import { addTimelineEvent, findCall, type TurnRecord } from "./lifecycle.ts";
 import { callUrls } from "./models.ts";
@@ -21,8 +20,8 @@ type Extraction = { extracted: Record<string, unknown>; summary: string | null }
 export async function finalizeCall(ctx: AppContext, job: RunningJob<{ call_id: string; slots: Record<string, unknown> }>): Promise<void> {
   const call = findCall(ctx, job.payload.call_id);
   if (!call || call.extracted !== null) return; // gone, or finalized already: retries are harmless
-  const agent = findAgent(ctx.db, call.workspaceId, call.agentId);
-  const config = agent ? configOf(agent) : null;
+  // The fields the call was made with: editing the agent mid-call must not change what this call extracts.
+  const config = agentConfigForCall(ctx, call);
   const transcript = (call.transcript as TurnRecord[] | null) ?? [];
   let result: Extraction = { extracted: {}, summary: null };
   if (config && !call.erasedAt) {

@@ -1,7 +1,5 @@
-import { and } from "drizzle-orm";
 import { Elysia, status, t } from "elysia";
 import type { AppContext } from "../../core/context.ts";
-import { calls } from "../../db/schema/index.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
@@ -16,6 +14,7 @@ import * as service from "./service.ts";
 
 const doc = docsFor("Calls");
 
+const EXPORT_PAGE = 500;
 const EXPORT_COLUMNS = ["call_id", "created_at", "direction", "agent_id", "from", "to", "status", "end_reason", "duration_seconds", "started_at", "ended_at", "summary", "extracted", "metadata"];
 
 export function callRoutes(ctx: AppContext) {
@@ -34,24 +33,27 @@ export function callRoutes(ctx: AppContext) {
       "/export",
       ({ principal, query }) => {
         const conditions = service.callConditions(principal.workspaceId, query);
-        // Streamed in pages: an export of a busy year must not be built in memory.
-        const stream = new ReadableStream<string>({
-          async start(controller) {
-            controller.enqueue(csvLine(EXPORT_COLUMNS));
-            let offset = 0;
-            for (;;) {
-              const rows = ctx.db.select().from(calls).where(and(...conditions)).orderBy(calls.createdAt, calls.id).limit(500).offset(offset).all();
-              for (const row of rows) {
+        // Streamed a page at a time as the client reads: an export of a busy year is never built in memory.
+        let after: { at: number; id: string } | null = null;
+        const stream = new ReadableStream<string>(
+          {
+            start(controller) {
+              controller.enqueue(csvLine(EXPORT_COLUMNS));
+            },
+            pull(controller) {
+              const rows = service.callsInOrder(ctx, conditions, after, EXPORT_PAGE);
+              const lines = rows.map((row) => {
                 const c = json(row);
-                controller.enqueue(csvLine([c.id, c.created_at, c.direction, c.agent_id, c.from, c.to, c.status, c.end_reason, c.duration_seconds, c.started_at, c.ended_at, c.summary, c.extracted, c.metadata]));
-              }
-              if (rows.length < 500) break;
-              offset += rows.length;
-              await Bun.sleep(0);
-            }
-            controller.close();
+                return csvLine([c.id, c.created_at, c.direction, c.agent_id, c.from, c.to, c.status, c.end_reason, c.duration_seconds, c.started_at, c.ended_at, c.summary, c.extracted, c.metadata]);
+              });
+              if (lines.length) controller.enqueue(lines.join(""));
+              const last = rows.at(-1);
+              if (last) after = { at: last.createdAt, id: last.id };
+              if (rows.length < EXPORT_PAGE) controller.close();
+            },
           },
-        });
+          { highWaterMark: 1 },
+        );
         return new Response(stream.pipeThrough(new TextEncoderStream()), {
           headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="calls-${new Date(ctx.clock.now()).toISOString().slice(0, 10)}.csv"` },
         });
@@ -63,7 +65,7 @@ export function callRoutes(ctx: AppContext) {
         detail: doc("exportCalls", "Calls as CSV"),
       },
     )
-    .post("/outbound", ({ principal, body }) => status(201, json(service.createOutboundCall(ctx, principal, body))), {
+    .post("/outbound", ({ principal, body }) => status(201, json(service.createOutboundCall(ctx, principal.workspaceId, body))), {
       auth: "write",
       body: OutboundBody,
       response: { 201: Call },

@@ -1,9 +1,9 @@
-import { and, desc, eq, gte, lt, or, type SQL } from "drizzle-orm";
+import { rm } from "node:fs/promises";
+import { and, desc, eq, gt, gte, lt, notInArray, or, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
-import { callEvents, calls, type CallStatus } from "../../db/schema/index.ts";
+import { callEvents, calls, LIVE_STATUSES, type CallStatus } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound, type FieldError } from "../../http/errors.ts";
 import { afterCursor, type PageRequest } from "../../http/pagination.ts";
-import type { Principal } from "../../http/permissions.ts";
 import { newId } from "../../lib/ids.ts";
 import { parseIso } from "../../lib/time.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
@@ -11,8 +11,9 @@ import { liveCalls } from "../../voice/runtime/registry.ts";
 import { isBuiltinVoice } from "../../voice/speech/builtin/index.ts";
 import { agentReadinessProblems } from "../../voice/speech/engines.ts";
 import { configOf, getAgent } from "../agents/service.ts";
-import { findOwnedNumber, numberOfAgent, type PhoneNumberRow } from "../phone-numbers/service.ts";
+import { findNumberById, findOwnedNumber, numberOfAgent, type PhoneNumberRow } from "../phone-numbers/service.ts";
 import { addTimelineEvent, findCall, type CallRow } from "./lifecycle.ts";
+import { mp3Settled } from "./recording.ts";
 
 export const PLACE_JOB = "calls.place";
 
@@ -23,30 +24,37 @@ export interface OutboundInput {
   variables?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   simulation?: Record<string, unknown>;
+  /** The caller id by number id (campaigns pick theirs this way); `from` by number otherwise. */
+  fromNumberId?: string | null;
 }
 
 /**
  * Checks everything a call needs before it is queued (an agent that can talk, a caller id the
  * workspace owns), records it as `queued`, and queues the job that dials it.
  */
-export function createOutboundCall(ctx: AppContext, principal: Principal, input: OutboundInput, extra: { campaignId?: string } = {}): CallRow {
+export function createOutboundCall(ctx: AppContext, workspaceId: string, input: OutboundInput, extra: { campaignId?: string; contactId?: number } = {}): CallRow {
   let agent;
   try {
-    agent = getAgent(ctx, principal.workspaceId, input.agent_id);
+    agent = getAgent(ctx, workspaceId, input.agent_id);
   } catch {
     throw invalid("agent_id", `no agent ${input.agent_id} in this workspace`);
   }
-  const number = input.from ? findOwnedNumber(ctx, principal.workspaceId, input.from) : numberOfAgent(ctx, principal.workspaceId, agent.id);
+  const number = input.fromNumberId
+    ? findNumberById(ctx, workspaceId, input.fromNumberId)
+    : input.from
+      ? findOwnedNumber(ctx, workspaceId, input.from)
+      : numberOfAgent(ctx, workspaceId, agent.id);
+  if (input.fromNumberId && !number) throw invalid("from_number_id", `no phone number ${input.fromNumberId} in this workspace`);
   if (input.from && !number) throw invalid("from", `${input.from} is not a number of this workspace`);
   if (!number) throw new ApiError("conflict", "the agent has no phone number: assign one (POST /v1/phone-numbers/{id}/assign) or pass `from`");
   const simulatedRecognition = number.carrier === "simulated" && input.simulation?.recognition !== "agent";
-  const problems = agentReadinessProblems(ctx, principal.workspaceId, configOf(agent), { simulatedRecognition });
+  const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition });
   if (problems.length) throw notReady(problems);
   if (input.simulation && number.carrier !== "simulated") throw invalid("simulation", "applies only to calls on the simulated carrier");
   const calleeVoice = input.simulation?.voice;
   if (typeof calleeVoice === "string" && !isBuiltinVoice(calleeVoice)) throw invalid("simulation.voice", `the built-in engine has no voice ${calleeVoice}`);
   const row = newCallRow(ctx, {
-    workspaceId: principal.workspaceId,
+    workspaceId,
     agent,
     direction: "outbound",
     from: number.number,
@@ -54,7 +62,7 @@ export function createOutboundCall(ctx: AppContext, principal: Principal, input:
     phoneNumberId: number.id,
     carrier: number.carrier,
     variables: input.variables ?? {},
-    metadata: { ...(input.metadata ?? {}), ...(extra.campaignId ? { campaign_id: extra.campaignId } : {}) },
+    metadata: { ...(input.metadata ?? {}), ...(extra.campaignId ? { campaign_id: extra.campaignId, contact_id: extra.contactId } : {}) },
     carrierOptions: input.simulation ?? null,
     status: "queued",
   });
@@ -116,17 +124,23 @@ function newCallRow(ctx: AppContext, call: NewCall): CallRow {
   };
 }
 
+/** Whether a call to this number would be answered, and by which agent; 409 saying why not. */
+export function checkInboundAllowed(ctx: AppContext, workspaceId: string, number: PhoneNumberRow, simulatedRecognition: boolean) {
+  if ((number.inbound as { enabled?: boolean }).enabled === false) throw new ApiError("conflict", `inbound calls to ${number.number} are switched off`);
+  if (!number.agentId) throw new ApiError("conflict", `no agent answers ${number.number}: assign one first`);
+  const agent = getAgent(ctx, workspaceId, number.agentId);
+  const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition });
+  if (problems.length) throw notReady(problems);
+  return agent;
+}
+
 /**
  * A call arriving on one of the workspace's numbers: routed to the number's agent, refused (409)
  * when no agent answers there, inbound calls are switched off, or the agent cannot talk yet.
  */
 export function createInboundCall(ctx: AppContext, workspaceId: string, number: PhoneNumberRow, from: string | null, carrierOptions: Record<string, unknown> | null, simulatedRecognition: boolean): CallRow {
   const inbound = number.inbound as { enabled?: boolean; variables?: Record<string, unknown> };
-  if (inbound.enabled === false) throw new ApiError("conflict", `inbound calls to ${number.number} are switched off`);
-  if (!number.agentId) throw new ApiError("conflict", `no agent answers ${number.number}: assign one first`);
-  const agent = getAgent(ctx, workspaceId, number.agentId);
-  const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition });
-  if (problems.length) throw notReady(problems);
+  const agent = checkInboundAllowed(ctx, workspaceId, number, simulatedRecognition);
   const row = newCallRow(ctx, {
     workspaceId,
     agent,
@@ -185,6 +199,12 @@ export function listCalls(ctx: AppContext, workspaceId: string, filter: CallFilt
   return ctx.db.select().from(calls).where(and(...conditions)).orderBy(desc(calls.createdAt), desc(calls.id)).limit(page.limit + 1).all();
 }
 
+/** Oldest first, strictly after `after` (keyset paging: rows added meanwhile neither repeat nor shift pages). */
+export function callsInOrder(ctx: AppContext, conditions: SQL[], after: { at: number; id: string } | null, limit: number): CallRow[] {
+  const where = after ? [...conditions, or(gt(calls.createdAt, after.at), and(eq(calls.createdAt, after.at), gt(calls.id, after.id)))!] : conditions;
+  return ctx.db.select().from(calls).where(and(...where)).orderBy(calls.createdAt, calls.id).limit(limit).all();
+}
+
 export function callTimeline(ctx: AppContext, call: CallRow) {
   return ctx.db.select().from(callEvents).where(eq(callEvents.callId, call.id)).orderBy(callEvents.id).all();
 }
@@ -197,19 +217,27 @@ export function requireLive(ctx: AppContext, workspaceId: string, id: string) {
   return { call, live };
 }
 
+/** Timeline entries that say nothing of what was said, pressed or learned: they survive an erase. */
+const KEPT_ON_ERASE = ["status", "engines", "latency", "amd", "voicemail", "transfer", "error", "carrier", "extracted", "erased"];
+
 /**
  * Erases what the caller said and what was learned (recording, transcript, extracted data,
- * summary); the row with its times, status and numbers stays for billing and statistics.
+ * summary, and the timeline entries that quote them); the row with its times, status and numbers
+ * stays for billing and statistics. Erasing again changes nothing.
  */
 export async function eraseCall(ctx: AppContext, workspaceId: string, id: string): Promise<CallRow> {
   const call = getCall(ctx, workspaceId, id);
-  if (liveCalls(ctx).has(id) || ["queued", "ringing", "in_progress"].includes(call.status)) throw new ApiError("conflict", "a live call cannot be erased; hang it up first");
-  for (const path of [call.recordingPath, call.recordingPath?.replace(/\.wav$/, ".mp3")]) {
-    if (path) await Bun.file(path).delete().catch(() => {});
+  if (liveCalls(ctx).has(id) || LIVE_STATUSES.includes(call.status)) throw new ApiError("conflict", "a live call cannot be erased; hang it up first");
+  if (call.erasedAt !== null) return call;
+  if (call.recordingPath) {
+    await mp3Settled(call.recordingPath);
+    for (const path of [call.recordingPath, call.recordingPath.replace(/\.wav$/, ".mp3")]) await rm(path, { force: true });
   }
   ctx.sqlite.transaction(() => {
-    ctx.db.update(calls).set({ transcript: null, extracted: null, summary: null, recordingPath: null, variables: {}, erasedAt: ctx.clock.now(), updatedAt: ctx.clock.now() }).where(eq(calls.id, id)).run();
-    ctx.db.delete(callEvents).where(and(eq(callEvents.callId, id), or(eq(callEvents.type, "turn"), eq(callEvents.type, "interrupted"), eq(callEvents.type, "tool_call")))).run();
+    if (findCall(ctx, id)?.erasedAt !== null) return; // a concurrent erase got here first
+    const now = ctx.clock.now();
+    ctx.db.update(calls).set({ transcript: null, extracted: null, summary: null, recordingPath: null, variables: {}, erasedAt: now, updatedAt: now }).where(eq(calls.id, id)).run();
+    ctx.db.delete(callEvents).where(and(eq(callEvents.callId, id), notInArray(callEvents.type, KEPT_ON_ERASE))).run();
     addTimelineEvent(ctx, call, "erased", {});
   })();
   return findCall(ctx, id)!;

@@ -3,6 +3,7 @@ import type { AppContext } from "../../core/context.ts";
 import { VERSION } from "../../core/version.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
+import { offlineRecognition } from "../../voice/speech/engines.ts";
 
 const doc = docsFor("Health");
 
@@ -12,7 +13,16 @@ export const Health = t.Object({
   status: t.Union([t.Literal("ok"), t.Literal("degraded")]),
   version: t.String(),
   uptime_seconds: t.Integer(),
-  checks: t.Object({ database: Check, migrations: Check, vector_search: Check, job_runner: Check }),
+  checks: t.Object({
+    database: Check,
+    migrations: Check,
+    vector_search: Check,
+    job_runner: Check,
+    offline_recognition: t.Object(
+      { status: t.Union([t.Literal("ok"), t.Literal("unavailable")]), detail: t.String() },
+      { description: "The built-in recogniser (PocketSphinx from the OS); unavailable does not make the instance unhealthy" },
+    ),
+  }),
 });
 
 export function healthRoutes(ctx: AppContext) {
@@ -29,11 +39,16 @@ export function healthRoutes(ctx: AppContext) {
         status: healthy ? ("ok" as const) : ("degraded" as const),
         version: VERSION,
         uptime_seconds: Math.floor((ctx.clock.now() - ctx.startedAt) / 1000),
-        checks: { database, migrations, vector_search: vectorSearch, job_runner: jobRunner },
+        checks: { database, migrations, vector_search: vectorSearch, job_runner: jobRunner, offline_recognition: offlineRecognitionCheck() },
       };
     },
     { public: true, response: { 200: Health, 503: Health }, detail: doc("getHealth", "Liveness and readiness (database, job runner, providers)") },
   );
+}
+
+function offlineRecognitionCheck(): { status: "ok" | "unavailable"; detail: string } {
+  const offline = offlineRecognition();
+  return { status: offline.available ? "ok" : "unavailable", detail: offline.detail };
 }
 
 function checkDatabase(ctx: AppContext): { status: "ok" | "failing"; detail?: string } {

@@ -115,6 +115,10 @@ export function numberOfAgent(ctx: AppContext, workspaceId: string, agentId: str
   return ctx.db.select().from(phoneNumbers).where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.agentId, agentId))).orderBy(phoneNumbers.createdAt).get();
 }
 
+export function findNumberById(ctx: AppContext, workspaceId: string, id: string): PhoneNumberRow | undefined {
+  return ctx.db.select().from(phoneNumbers).where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.id, id))).get();
+}
+
 export function findOwnedNumber(ctx: AppContext, workspaceId: string, number: string): PhoneNumberRow | undefined {
   return ctx.db.select().from(phoneNumbers).where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.number, number))).get();
 }

@@ -47,6 +47,9 @@ export function voiceRoutes(ctx: AppContext) {
     .get(
       "/",
       async ({ principal, query }) => {
+        if (query.provider_id && query.provider_id !== "builtin" && !findProvider(ctx.db, principal.workspaceId, query.provider_id)) {
+          throw invalid("provider_id", `no provider connection ${query.provider_id} in this workspace`);
+        }
         const rows = allProviders(ctx.db, principal.workspaceId).filter((row) => !query.provider_id || row.id === query.provider_id);
         const listing = await listVoices(ctx, principal.workspaceId, rows);
         const voices = listing.voices.filter((voice) => !query.provider_id || voice.provider_id === query.provider_id);
@@ -84,9 +87,12 @@ export function voiceRoutes(ctx: AppContext) {
           const text = body.text ?? "Hello! This is how I sound on a call.";
           for await (const chunk of tts.synthesize(text, { voice: body.voice_id, speed: body.speed ?? 1, sampleRate: PREVIEW_RATE })) chunks.push(chunk);
         } catch (error) {
+          // A provider answers 404 for a voice it does not have (ElevenLabs: voice_not_found).
+          if (error instanceof SpeechProviderError && error.status === 404) throw invalid("voice_id", `the provider has no voice ${body.voice_id}: ${error.message}`);
           if (error instanceof SpeechProviderError) throw new ApiError("bad_gateway", `the voice provider failed: ${error.message}`);
           throw error;
         }
+        if (!chunks.some((chunk) => chunk.length > 0)) throw new ApiError("bad_gateway", "the voice provider answered without audio");
         const wav = encodeWav(concatPcm(chunks), { sampleRate: PREVIEW_RATE, channels: 1 });
         if (body.format !== "mp3") return new Response(wav, { headers: { "content-type": "audio/wav", "content-length": String(wav.byteLength) } });
         return new Response(await mp3Of(wav), { headers: { "content-type": "audio/mpeg" } });

@@ -123,18 +123,19 @@ export class SimulatedCallee {
       return;
     }
     if (behaviour !== "answer" && behaviour !== "hang_up") return;
+    const agentAnswered = this.lastAgentAudioMs > this.ownLineEndMs;
+    const agentDone = agentAnswered && !this.agentTalking && this.elapsedMs - this.lastAgentAudioMs >= 700;
     if (this.nextLine < this.script.lines.length) {
       // Like a person: answer when the agent has finished a sentence and paused, or speak up after
       // a long silence; with barge_in, talk over the agent once it is well into its turn.
       const sinceOwnLine = this.elapsedMs - this.ownLineEndMs;
-      const agentAnswered = this.lastAgentAudioMs > this.ownLineEndMs;
-      const agentDone = agentAnswered && !this.agentTalking && this.elapsedMs - this.lastAgentAudioMs >= 700;
       const longSilence = !agentAnswered && !this.agentTalking && sinceOwnLine >= 4000;
       const overAgent = this.script.bargeIn && this.agentTalking && this.elapsedMs - this.agentStartedAtMs >= 800;
       if (agentDone || longSilence || overAgent) this.say(this.script.lines[this.nextLine++]);
       return;
     }
-    if (this.script.digits && !this.digitsSent && !this.agentTalking && this.elapsedMs - this.lastAgentAudioMs >= 700) {
+    // Keys go in answer to the agent's prompt, not into the silence before it has said anything.
+    if (this.script.digits && !this.digitsSent && agentDone) {
       this.digitsSent = true;
       this.queuePcm(generateDtmf(this.script.digits, { sampleRate: SIM_RATE }));
     }

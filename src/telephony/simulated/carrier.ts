@@ -11,6 +11,8 @@ export interface SimulatedCallRecord {
   transferredTo: string | null;
   sentDigits: string[];
   ended: LegEndReason | null;
+  /** Set by tests: the line stays up but no more audio arrives from it (a transport that vanished). */
+  audioLost: boolean;
 }
 
 export const simulatedCalls = new Map<string, SimulatedCallRecord>();
@@ -75,7 +77,7 @@ class SimulatedOutboundLeg extends SimulatedLegBase {
       record.callee = this.callee;
       this.emit({ type: "answered" });
       this.unsubscribe = deps.clock.subscribe(() => {
-        if (!this.ended && this.callee) this.deliver(this.callee.nextFrame());
+        if (!this.ended && this.callee && !record.audioLost) this.deliver(this.callee.nextFrame());
       });
     });
   }
@@ -122,7 +124,7 @@ export class SimulatedCarrier implements Carrier {
   constructor(private deps: SimulatedCarrierDeps) {}
 
   dial(request: DialRequest): CallLeg {
-    const record: SimulatedCallRecord = { callee: null, transferredTo: null, sentDigits: [], ended: null };
+    const record: SimulatedCallRecord = { callee: null, transferredTo: null, sentDigits: [], ended: null, audioLost: false };
     simulatedCalls.set(request.callId, record);
     return new SimulatedOutboundLeg(request, this.deps, record);
   }

@@ -4,7 +4,7 @@ import { authPlugin } from "../../http/auth.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { Principal } from "../../http/permissions.ts";
 import { endCall } from "../../modules/calls/lifecycle.ts";
-import { createInboundCall } from "../../modules/calls/service.ts";
+import { checkInboundAllowed, createInboundCall } from "../../modules/calls/service.ts";
 import { findOwnedNumber } from "../../modules/phone-numbers/service.ts";
 import { agentConfigForCall, connectLeg } from "../../voice/runtime/connect.ts";
 import { announceUtterance } from "../../voice/speech/builtin/index.ts";
@@ -50,9 +50,8 @@ export function softphoneRoutes(ctx: AppContext) {
     query: Query,
     detail: { hide: true },
     beforeHandle({ principal, query }) {
-      // Refuse before the upgrade, as a plain HTTP problem: unknown or unassigned numbers never ring.
-      const number = numberFor(ctx, principal, query.to);
-      if (!number.agentId) throw new ApiError("conflict", `no agent answers ${number.number}: assign one first`);
+      // Refuse before the upgrade, as a plain HTTP problem: unknown, unassigned or switched-off numbers never ring.
+      checkInboundAllowed(ctx, principal.workspaceId, numberFor(ctx, principal, query.to), query.recognition === "simulated");
     },
     open(ws) {
       const { principal, query } = ws.data;
@@ -65,7 +64,8 @@ export function softphoneRoutes(ctx: AppContext) {
         ws.close(4409, "rejected");
         return;
       }
-      const leg = new SoftphoneLeg(ws, formatOf(query), call.id);
+      // The raw socket: Elysia's wrapper would send audio frames as JSON text.
+      const leg = new SoftphoneLeg(ws.raw, formatOf(query), call.id);
       legs.set(ws.id, { leg, callId: call.id });
       try {
         connectLeg(ctx, call, agentConfigForCall(ctx, call)!, leg, { screenForMachine: false, simulatedRecognition: query.recognition === "simulated" });

@@ -22,6 +22,7 @@ export type SoftphoneEvent =
  */
 export class SoftphoneLeg extends SimulatedLegBase {
   override readonly format: MediaFormat;
+  private socketClosed = false;
 
   constructor(private readonly socket: SoftphoneSocket, format: MediaFormat, private readonly callId: string) {
     super();
@@ -48,9 +49,10 @@ export class SoftphoneLeg extends SimulatedLegBase {
     if (!this.ended) for (const handler of this.dtmfHandlers) handler(digit);
   }
 
-  /** The caller hung up (or the socket dropped). */
+  /** The caller hung up (a `hangup` message, or the socket dropped): the call ends, then the socket closes. */
   remoteHangup(): void {
     this.emit({ type: "ended", reason: "remote_hangup" });
+    this.close("customer_hangup");
   }
 
   sendAudio(frame: Uint8Array): void {
@@ -71,10 +73,15 @@ export class SoftphoneLeg extends SimulatedLegBase {
   }
 
   private close(reason: string): void {
-    if (this.ended) return;
     this.ended = true;
+    if (this.socketClosed) return;
+    this.socketClosed = true;
     this.tell({ type: "ended", reason });
-    this.socket.close(1000, reason);
+    try {
+      this.socket.close(1000, reason);
+    } catch {
+      // already closed by the other side
+    }
   }
 
   private tell(event: SoftphoneEvent): void {

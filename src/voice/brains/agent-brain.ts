@@ -103,21 +103,35 @@ export class AgentConversation {
    * The same turn as a stream, for the voice loop: text as it forms (model tokens, or a flow's whole
    * sentences with `final`), tool calls and errors as they happen; the action when it is over.
    */
-  async *replyStream(state: ConversationState, input: { text?: string; digits?: string }): AsyncGenerator<BrainEvent, { action: FlowAction | null; ended: boolean }> {
+  async *replyStream(state: ConversationState, input: { text?: string; digits?: string }, signal?: AbortSignal): AsyncGenerator<BrainEvent, { action: FlowAction | null; ended: boolean }> {
     if (state.ended) return { action: null, ended: true };
+    // `ended` is set before the last words are yielded: a caller who cuts them off cannot undo the ending.
     if (input.text && this.config.turn_taking.end_call_phrases.some((phrase) => containsPhrase(input.text!, phrase))) {
-      yield { type: "text", text: GOODBYE, final: true };
       state.ended = true;
+      yield { type: "text", text: GOODBYE, final: true };
       return { action: { type: "end" }, ended: true };
     }
     if (state.brain === "flow") {
       const flowTurn = await this.flowEngine().input(state.flow, input);
+      state.ended = state.flow.done;
       for (const call of flowTurn.toolCalls) yield { type: "tool", call: { name: call.tool_id, arguments: call.arguments, ok: call.ok, result: call.result } };
       for (const text of flowTurn.say) yield { type: "text", text, final: true };
-      state.ended = state.flow.done;
       return { action: flowTurn.action, ended: state.ended };
     }
-    return yield* this.llmStream(state, input.text ?? (input.digits ? `(keyed ${input.digits})` : ""));
+    return yield* this.llmStream(state, input.text ?? (input.digits ? `(keyed ${input.digits})` : ""), signal);
+  }
+
+  /**
+   * The caller cut the agent off: the model's history keeps only what was heard (as the transcript
+   * does), so its next answer does not build on words the caller never got.
+   */
+  noteInterruption(state: ConversationState, heard: string): void {
+    if (state.brain !== "llm") return;
+    const last = state.messages.at(-1);
+    if (last?.role === "assistant" && !last.tool_calls?.length) {
+      if (heard) last.content = heard;
+      else state.messages.pop();
+    } else if (heard) state.messages.push({ role: "assistant", content: heard });
   }
 
   private absorb(turn: AgentTurn, state: Extract<ConversationState, { brain: "flow" }>, flowTurn: Awaited<ReturnType<FlowEngine["start"]>>): AgentTurn {
@@ -150,7 +164,7 @@ export class AgentConversation {
     );
   }
 
-  private async *llmStream(state: Extract<ConversationState, { brain: "llm" }>, text: string): AsyncGenerator<BrainEvent, { action: FlowAction | null; ended: boolean }> {
+  private async *llmStream(state: Extract<ConversationState, { brain: "llm" }>, text: string, signal?: AbortSignal): AsyncGenerator<BrainEvent, { action: FlowAction | null; ended: boolean }> {
     const brain = this.config.brain;
     if (brain.type !== "llm") throw new Error("not an llm agent");
     state.messages.push({ role: "user", content: text });
@@ -165,7 +179,7 @@ export class AgentConversation {
     const { definitions, execute } = this.llmTools(records);
     let action: FlowAction | null = null;
     try {
-      for await (const event of llmTurn(connectionOf(this.ctx, row), brain, state.messages, definitions, execute)) {
+      for await (const event of llmTurn(connectionOf(this.ctx, row), brain, state.messages, definitions, execute, signal)) {
         if (event.type === "text") yield { type: "text", text: event.delta, final: false };
         else if (event.type === "tool") yield { type: "tool", call: records.at(-1) ?? { name: event.name, arguments: event.arguments, ok: event.outcome.ok, result: event.outcome.content } };
         else if (event.type === "action") {
@@ -174,6 +188,8 @@ export class AgentConversation {
         }
       }
     } catch (error) {
+      // Cancelled by the caller (barge-in, hang-up): not a provider failure, and nothing more to say.
+      if (signal?.aborted) return { action: null, ended: state.ended };
       yield { type: "error", message: (error as Error).message };
       yield { type: "text", text: ` ${fallback}`, final: true };
       return { action: null, ended: false };

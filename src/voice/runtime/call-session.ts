@@ -46,6 +46,16 @@ export interface CallSessionOptions {
   recognitionContext?: Record<string, unknown>;
 }
 
+/** Why a response in progress was cancelled: each cause leaves the conversation in a different state. */
+type ResponseKind = "brain" | "reminder" | "say" | "voicemail";
+
+type ResponseCancel =
+  /** The caller went on talking before the agent said a word: the response never happened. */
+  | { cause: "dropped" }
+  /** The caller talked over the agent: what they heard of it was said. */
+  | { cause: "barge_in"; heard: string }
+  | { cause: "ended" };
+
 /** Keys arriving within this long of each other form one entry (or until `#`). */
 const DIGIT_GAP_MS = 1500;
 /** Calls must keep sending audio; this much silence from the transport means it is gone. */
@@ -98,26 +108,40 @@ export class CallSession implements LiveCall {
   private toRecogniser: StreamingResampler | null;
   private recorder: StereoWavWriter | null = null;
   private readonly playback = new PlaybackQueue();
+  /** Scratch for the caller's decoded frame and its resampled copy: everything downstream copies what it keeps. */
+  private readonly callerPcm: Int16Array;
+  private recognitionPcm: Int16Array | null = null;
 
   private recognition: RecognitionSession | null = null;
+  /** Transcripts are handled in the order the caller spoke, whichever recognition finishes first. */
+  private transcripts: Promise<void> = Promise.resolve();
   private utteranceStartMs = 0;
-  /** Caller text not yet answered (a response cut off before the agent said anything). */
+  /** Caller text not yet answered: a response dropped before the agent said anything, or words heard while the caller went on. */
   private pendingCallerText = "";
   private responding: AbortController | null = null;
+  /** The response in progress may be dropped when the caller goes on talking before it is heard (not a greeting). */
+  private droppable = false;
   private responseChain: Promise<void> = Promise.resolve();
   private agentTurnStartMs: number | null = null;
   private agentSpeaking = false;
   private bargeInSpeechMs = 0;
   private afterPlayback: (() => void) | null = null;
   private timing: TurnTiming | null = null;
+  /**
+   * Who the latest response speaks for: the brain's words are in its history (a barge-in trims them
+   * there too); a reminder does not restart the silence count.
+   */
+  private speakingFor: ResponseKind = "brain";
 
   private elapsedMs = 0;
   private callerFrames = 0;
   private lastTransportAudio = performance.now();
+  private readonly dialledAt = performance.now();
   private lastActivityMs = 0;
   private remindedAt: number | null = null;
   private digits = "";
   private lastDigitMs = 0;
+  private firstDigitMs = 0;
   private unsubscribe: (() => void) | null = null;
   private slots: Record<string, unknown> = {};
 
@@ -142,6 +166,7 @@ export class CallSession implements LiveCall {
       preRollMs: 300,
     });
     this.dtmf = new DtmfDetector({ sampleRate: this.lineRate });
+    this.callerPcm = new Int16Array(this.frameSamples);
     this.toRecogniser = this.lineRate === options.sttSampleRate ? null : new StreamingResampler({ fromRate: this.lineRate, toRate: options.sttSampleRate });
     this.conversation = new AgentConversation(this.ctx, this.agent, {
       workspaceId: this.workspaceId,
@@ -175,7 +200,7 @@ export class CallSession implements LiveCall {
     this.enqueueResponse(async (signal) => {
       await this.speakText(text, signal);
       return null;
-    }, false);
+    }, false, { kind: "say" });
   }
 
   async transfer(to: string, reason: string | null): Promise<void> {
@@ -186,9 +211,19 @@ export class CallSession implements LiveCall {
     return performance.now() - this.lastTransportAudio;
   }
 
-  terminate(reason: "max_duration" | "transport_lost"): void {
+  ringingForMs(): number {
+    return this.phase === "connecting" ? performance.now() - this.dialledAt : 0;
+  }
+
+  terminate(reason: "max_duration" | "transport_lost" | "never_answered"): void {
     if (reason === "max_duration") this.finish({ status: "completed", endReason: "max_duration" }, true, "the watchdog ended a call past its max duration");
-    else this.finish({ status: "failed", endReason: "error" }, true, `the carrier sent no audio for ${Math.round(this.silentForMs() / 1000)} s: the line is gone`);
+    else if (reason === "never_answered") {
+      this.finish({ status: "no_answer", endReason: "no_answer" }, true, `the carrier said neither answered nor failed in ${Math.round(this.ringingForMs() / 1000)} s`);
+    } else {
+      const message = `the carrier sent no audio for ${Math.round(this.silentForMs() / 1000)} s: the line is gone`;
+      reportCallError(this.ctx, this.callId, "transport_lost", message, true);
+      this.finish({ status: "failed", endReason: "error" }, true, message);
+    }
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -239,7 +274,7 @@ export class CallSession implements LiveCall {
     if (this.ended) return;
     const wasAnswered = this.phase !== "connecting";
     this.phase = "ended";
-    this.responding?.abort();
+    this.responding?.abort({ cause: "ended" } satisfies ResponseCancel);
     this.recognition?.abort();
     this.recognition = null;
     this.unsubscribe?.();
@@ -265,7 +300,7 @@ export class CallSession implements LiveCall {
   private onCallerFrame(frame: Uint8Array): void {
     if (this.ended || this.phase === "connecting") return;
     this.lastTransportAudio = performance.now();
-    const pcm = this.law ? decodeG711(this.law, frame) : new Int16Array(frame.buffer, frame.byteOffset, frame.byteLength >> 1);
+    const pcm = !this.law ? new Int16Array(frame.buffer, frame.byteOffset, frame.byteLength >> 1) : frame.length === this.frameSamples ? decodeG711(this.law, frame, this.callerPcm) : decodeG711(this.law, frame);
     this.recorder?.writeAt("caller", pcm, this.callerFrames * this.frameSamples);
     this.callerFrames++;
     for (const event of this.dtmf.push(pcm)) this.onDigit(event.digit, "in-band");
@@ -312,8 +347,8 @@ export class CallSession implements LiveCall {
         reportCallError(this.ctx, this.callId, "stt_unavailable", (error as Error).message, false);
       }
       // A response still being prepared is dropped: the caller has more to say.
-      if (this.responding && !this.agentSpeaking) {
-        this.responding.abort();
+      if (this.responding && this.droppable && !this.agentSpeaking) {
+        this.responding.abort({ cause: "dropped" } satisfies ResponseCancel);
         this.responding = null;
       }
       return;
@@ -321,20 +356,34 @@ export class CallSession implements LiveCall {
     const recognition = this.recognition;
     this.recognition = null;
     this.lastActivityMs = this.elapsedMs;
-    if (!recognition) return;
     const timing: TurnTiming = { speechEndDetectedAt: performance.now() };
     const startMs = this.utteranceStartMs;
     const endMs = this.elapsedMs - this.agent.turn_taking.endpointing_ms;
-    recognition
-      .finish()
-      .then((transcript) => {
-        timing.sttMs = performance.now() - timing.speechEndDetectedAt;
-        const text = transcript.text.trim();
-        if (!text || this.ended) return;
-        recordTurn(this.ctx, this.callId, { role: "caller", text, start_ms: startMs, end_ms: Math.max(startMs, endMs), interrupted: false });
-        this.respondTo({ text }, timing);
-      })
-      .catch((error) => reportCallError(this.ctx, this.callId, "stt_failed", (error as Error).message, false));
+    const transcript = recognition ? recognition.finish() : Promise.resolve({ text: "" });
+    this.transcripts = this.transcripts.then(() =>
+      transcript.then(
+        (result) => {
+          timing.sttMs = performance.now() - timing.speechEndDetectedAt;
+          const text = result.text.trim();
+          if (this.ended) return;
+          if (text) recordTurn(this.ctx, this.callId, { role: "caller", text, start_ms: startMs, end_ms: Math.max(startMs, endMs), interrupted: false });
+          this.onCallerText(text, timing);
+        },
+        (error) => {
+          reportCallError(this.ctx, this.callId, "stt_failed", (error as Error).message, false);
+          this.onCallerText("", timing);
+        },
+      ),
+    );
+  }
+
+  private onCallerText(text: string, timing: TurnTiming): void {
+    // Already talking again (a pause mid-sentence, or the recogniser was slow): answer both parts together.
+    if (this.segmenter.speaking) {
+      if (text) this.pendingCallerText = joinText(this.pendingCallerText, text);
+      return;
+    }
+    if (text || this.pendingCallerText) this.respondTo({ text }, timing);
   }
 
   private toRecognition(pcm: Int16Array): void {
@@ -343,7 +392,9 @@ export class CallSession implements LiveCall {
       this.recognition.write(pcm);
       return;
     }
-    const out = new Int16Array(this.toRecogniser.maxOutputSamples(pcm.length));
+    const room = this.toRecogniser.maxOutputSamples(pcm.length);
+    if (!this.recognitionPcm || this.recognitionPcm.length < room) this.recognitionPcm = new Int16Array(room);
+    const out = this.recognitionPcm;
     const written = this.toRecogniser.pushInto(pcm, out);
     if (written) this.recognition.write(out.subarray(0, written));
   }
@@ -357,6 +408,7 @@ export class CallSession implements LiveCall {
       this.flushDigits();
       return;
     }
+    if (!this.digits) this.firstDigitMs = this.elapsedMs;
     this.digits += digit;
     this.lastDigitMs = this.elapsedMs;
   }
@@ -365,7 +417,7 @@ export class CallSession implements LiveCall {
     if (!this.digits) return;
     const digits = this.digits;
     this.digits = "";
-    recordTurn(this.ctx, this.callId, { role: "caller", text: `[keyed ${digits}]`, start_ms: this.lastDigitMs, end_ms: this.elapsedMs, interrupted: false });
+    recordTurn(this.ctx, this.callId, { role: "caller", text: `[keyed ${digits}]`, start_ms: this.firstDigitMs, end_ms: this.elapsedMs, interrupted: false });
     this.respondTo({ digits }, { speechEndDetectedAt: performance.now() });
   }
 
@@ -395,51 +447,86 @@ export class CallSession implements LiveCall {
     this.enqueueResponse(async (signal) => {
       await this.speakText(message, signal);
       return { type: "end" } as FlowAction;
-    }, true, "voicemail");
+    }, true, { endReason: "voicemail", kind: "voicemail" });
   }
 
   // ---------------------------------------------------------------- the agent's turns
 
   private respondTo(input: { text?: string; digits?: string }, timing: TurnTiming): void {
     if (this.phase !== "conversing") return;
-    const text = input.text && this.pendingCallerText ? `${this.pendingCallerText} ${input.text}` : input.text;
-    this.pendingCallerText = input.text ? (text ?? "") : this.pendingCallerText;
+    const text = input.text === undefined ? undefined : joinText(this.pendingCallerText, input.text);
+    if (text !== undefined) this.pendingCallerText = text;
     this.timing = timing;
     this.enqueueResponse(async (signal) => {
       timing.brainStartedAt = performance.now();
-      const stream = this.conversation.replyStream(this.state, { text, digits: input.digits });
+      // A dropped response must leave no trace (a flow's attempts, the model's history): it is retried with more words.
+      const before = structuredClone(this.state);
+      const stream = this.conversation.replyStream(this.state, { text, digits: input.digits }, signal);
       const splitter = new SentenceSplitter();
-      for (;;) {
-        if (signal.aborted) return null;
-        const next = await stream.next();
-        if (next.done) {
-          for (const sentence of splitter.flush()) await this.speakText(sentence, signal);
-          this.pendingCallerText = "";
-          return next.value.action;
+      let action: FlowAction | null = null;
+      let complete = false;
+      try {
+        for (;;) {
+          const next = await stream.next();
+          if (next.done) {
+            for (const sentence of splitter.flush()) await this.speakText(sentence, signal);
+            action = next.value.action;
+            complete = true;
+            break;
+          }
+          if (signal.aborted) break;
+          const event = next.value;
+          if (event.type === "text") {
+            if (event.text) timing.firstTextAt ??= performance.now();
+            const sentences = splitter.push(event.text);
+            if (event.final) sentences.push(...splitter.flush());
+            for (const sentence of sentences) await this.speakText(sentence, signal);
+          } else if (event.type === "tool") {
+            addTimelineEvent(this.ctx, this.options.call, "tool_call", { ...event.call });
+            if (event.call.name === "send_dtmf" && typeof event.call.result === "string") this.leg.sendDtmf(event.call.result);
+          } else if (event.type === "error") reportCallError(this.ctx, this.callId, "brain_failed", event.message, false);
         }
-        const event = next.value;
-        if (event.type === "text") {
-          if (event.text) timing.firstTextAt ??= performance.now();
-          const sentences = splitter.push(event.text);
-          if (event.final) sentences.push(...splitter.flush());
-          for (const sentence of sentences) await this.speakText(sentence, signal);
-        } else if (event.type === "tool") {
-          addTimelineEvent(this.ctx, this.options.call, "tool_call", { ...event.call });
-          if (event.call.name === "send_dtmf" && typeof event.call.result === "string") this.leg.sendDtmf(event.call.result);
-        } else if (event.type === "error") reportCallError(this.ctx, this.callId, "brain_failed", event.message, false);
+      } finally {
+        // A turn that said nothing must not lend its timing to whatever is said next (a reminder, a say).
+        if (this.timing === timing && timing.ttsRequestedAt === undefined) this.timing = null;
       }
-    }, true);
+      if (!signal.aborted) {
+        this.pendingCallerText = "";
+        return action;
+      }
+      const cancel = signal.reason as ResponseCancel;
+      if (cancel.cause === "dropped") {
+        await stream.return({ action: null, ended: false });
+        this.state = before;
+        return null;
+      }
+      this.pendingCallerText = "";
+      // Cut off mid-reply: an end or transfer the brain already decided still happens (the rest is not said).
+      if (!complete && this.state.ended) action = await decidedAction(stream);
+      else if (!complete) await stream.return({ action: null, ended: false });
+      if (cancel.cause === "barge_in") this.conversation.noteInterruption(this.state, cancel.heard);
+      return this.state.ended ? action : null;
+    }, true, { droppable: true });
   }
 
   /**
    * Runs responses one after another. `interruptible` responses are cancelled by caller speech;
    * the action they return (end, transfer) is carried out once their audio has played.
    */
-  private enqueueResponse(run: (signal: AbortSignal) => Promise<FlowAction | null>, interruptible: boolean, endReason = "agent_hangup"): void {
+  private enqueueResponse(
+    run: (signal: AbortSignal) => Promise<FlowAction | null>,
+    interruptible: boolean,
+    options: { endReason?: string; droppable?: boolean; kind?: ResponseKind } = {},
+  ): void {
+    const endReason = options.endReason ?? "agent_hangup";
     this.responseChain = this.responseChain.then(async () => {
       if (this.ended) return;
+      this.speakingFor = options.kind ?? "brain";
       const controller = new AbortController();
-      if (interruptible) this.responding = controller;
+      if (interruptible) {
+        this.responding = controller;
+        this.droppable = options.droppable ?? false;
+      }
       let action: FlowAction | null = null;
       try {
         action = await run(controller.signal);
@@ -447,7 +534,7 @@ export class CallSession implements LiveCall {
         if (!controller.signal.aborted) reportCallError(this.ctx, this.callId, "response_failed", (error as Error).message, false);
       }
       if (this.responding === controller) this.responding = null;
-      if (controller.signal.aborted || !action) return;
+      if (!action || this.ended) return;
       const act = action;
       this.whenPlaybackDone(() => {
         if (act.type === "transfer") void this.doTransfer(act.number ?? this.agent.transfer_number ?? "", "the agent transferred the call");
@@ -487,14 +574,19 @@ export class CallSession implements LiveCall {
   private interrupt(): void {
     if (!this.agentSpeaking) return;
     this.bargeInSpeechMs = 0;
-    this.responding?.abort();
-    this.responding = null;
     this.leg.clearAudio();
     const heard = this.playback.clear();
+    const decided = this.afterPlayback;
     this.afterPlayback = null;
     this.agentSpeaking = false;
+    // A reply still being written trims the history itself, once its stream is closed.
+    if (this.responding) this.responding.abort({ cause: "barge_in", heard } satisfies ResponseCancel);
+    else if (this.speakingFor === "brain") this.conversation.noteInterruption(this.state, heard);
+    this.responding = null;
     this.closeAgentTurn(heard, true);
     addTimelineEvent(this.ctx, this.options.call, "barge_in", { heard });
+    // Talking over a goodbye (or "I'll transfer you") does not undo it.
+    decided?.();
   }
 
   private closeAgentTurn(text: string, interrupted: boolean): void {
@@ -544,7 +636,7 @@ export class CallSession implements LiveCall {
     } else if (this.agentSpeaking && !this.responding) {
       // The turn's audio is all played (and nothing more is coming).
       this.agentSpeaking = false;
-      this.lastActivityMs = this.elapsedMs;
+      if (this.speakingFor !== "reminder") this.lastActivityMs = this.elapsedMs;
       this.closeAgentTurn(this.playback.heardText(), false);
       const next = this.afterPlayback;
       this.afterPlayback = null;
@@ -576,7 +668,7 @@ export class CallSession implements LiveCall {
       this.enqueueResponse(async (signal) => {
         await this.speakText(reminder_message, signal);
         return null;
-      }, true);
+      }, true, { droppable: true, kind: "reminder" });
     }
   }
 
@@ -597,6 +689,18 @@ export class CallSession implements LiveCall {
     });
     this.timing = null;
   }
+}
+
+/** Runs a reply the caller cut off to its end, unspoken, for the action it decided. */
+async function decidedAction(stream: AsyncGenerator<unknown, { action: FlowAction | null }>): Promise<FlowAction | null> {
+  for (;;) {
+    const next = await stream.next();
+    if (next.done) return next.value.action;
+  }
+}
+
+function joinText(first: string, second: string): string {
+  return first && second ? `${first} ${second}` : first || second;
 }
 
 export { TRANSPORT_SILENCE_LIMIT_MS };

@@ -9,7 +9,7 @@ import type { RunningJob } from "../../jobs/runner.ts";
 import { carrierFor } from "../../telephony/carriers.ts";
 import type { CallLeg } from "../../telephony/types.ts";
 import { builtinStt, simulatedUtterances } from "../speech/builtin/index.ts";
-import { offlineRecognition, RECOGNITION_RATE, sttFor, ttsFor } from "../speech/engines.ts";
+import { offlineRecognition, sttFor, ttsFor } from "../speech/engines.ts";
 import type { SpeechToText } from "../speech/types.ts";
 import { CallSession } from "./call-session.ts";
 import { mediaClock } from "./media-clock.ts";
@@ -48,7 +48,8 @@ function recognitionFor(ctx: AppContext, call: CallRow, config: AgentConfig, lin
       why: wanted === "simulated" ? "asked for by the call" : "no offline recogniser is installed",
     };
   }
-  return { stt: sttFor(ctx, call.workspaceId, config.transcriber), sampleRate: RECOGNITION_RATE, why: null };
+  // Recognisers get the line's own rate: each resamples if it must, and knows the channel is narrowband.
+  return { stt: sttFor(ctx, call.workspaceId, config.transcriber), sampleRate: lineRate, why: null };
 }
 
 /** Puts a CallSession on a leg: engines chosen, recording opened, the conversation loop wired. */

@@ -11,8 +11,10 @@ export interface LiveCall {
   transfer(to: string, reason: string | null): Promise<void>;
   /** Milliseconds since the transport last delivered audio (the watchdog's measure of a vanished leg). */
   silentForMs(): number;
-  /** Ends the call because its time is up or its transport vanished (the watchdog). */
-  terminate(reason: "max_duration" | "transport_lost"): void;
+  /** Milliseconds since it was dialled while nobody has answered yet (0 once answered). */
+  ringingForMs(): number;
+  /** Ends the call because its time is up, its transport vanished, or the carrier never said how the dialling went (the watchdog). */
+  terminate(reason: "max_duration" | "transport_lost" | "never_answered"): void;
   readonly maxDurationMs: number;
   readonly answeredAt: number | null;
 }

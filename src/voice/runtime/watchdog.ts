@@ -5,20 +5,33 @@ import { liveCalls } from "./registry.ts";
 
 /** The session ends itself at max duration; the watchdog steps in only if it failed to, after this. */
 const MAX_DURATION_GRACE_MS = 5_000;
+/** Carriers give up ringing after about a minute; twice that without word means their report was lost. */
+const RING_LIMIT_MS = 120_000;
 
 /**
- * No call stays live forever: one whose transport stopped delivering audio, or that outlived its
- * max duration (a stuck session), is ended with a reason, and its terminal events fire as usual.
+ * No call stays live forever: one whose transport stopped delivering audio, that outlived its max
+ * duration (a stuck session), or that rings on without the carrier ever reporting an answer or a
+ * failure, is ended with a reason, and its terminal events fire as usual.
  */
-export function watchLiveCalls(ctx: AppContext): { vanished: number; overtime: number } {
-  const result = { vanished: 0, overtime: 0 };
+export function watchLiveCalls(
+  ctx: AppContext,
+  options: { transportSilenceLimitMs?: number; ringLimitMs?: number } = {},
+): { vanished: number; overtime: number; unanswered: number } {
+  const silenceLimitMs = options.transportSilenceLimitMs ?? TRANSPORT_SILENCE_LIMIT_MS;
+  const result = { vanished: 0, overtime: 0, unanswered: 0 };
   const now = ctx.clock.now();
   for (const call of [...liveCalls(ctx).values()]) {
-    if (call.answeredAt === null) continue;
+    if (call.answeredAt === null) {
+      if (call.ringingForMs() > (options.ringLimitMs ?? RING_LIMIT_MS)) {
+        call.terminate("never_answered");
+        result.unanswered++;
+      }
+      continue;
+    }
     if (now - call.answeredAt > call.maxDurationMs + MAX_DURATION_GRACE_MS) {
       call.terminate("max_duration");
       result.overtime++;
-    } else if (call.silentForMs() > TRANSPORT_SILENCE_LIMIT_MS) {
+    } else if (call.silentForMs() > silenceLimitMs) {
       call.terminate("transport_lost");
       result.vanished++;
     }

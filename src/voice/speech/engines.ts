@@ -12,9 +12,6 @@ import { ElevenLabsSpeech } from "./elevenlabs/index.ts";
 import { OpenAiSpeech, OpenAiTranscriber } from "./openai/index.ts";
 import type { SpeechToText, TextToSpeech, Voice } from "./types.ts";
 
-/** The rate every recogniser is fed at: what the offline model wants, and plenty for the others. */
-export const RECOGNITION_RATE = 16_000;
-
 const str = (value: unknown): string | undefined => (typeof value === "string" && value ? value : undefined);
 const num = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
 
@@ -63,8 +60,8 @@ export function sttFor(ctx: AppContext, workspaceId: string, transcriber: AgentC
 export function offlineRecognition(): { available: boolean; detail: string } {
   const { available, reason } = pocketsphinxAvailability();
   return available
-    ? { available, detail: "PocketSphinx (en-US) is installed" }
-    : { available, detail: `no offline recogniser is available (${reason ?? "PocketSphinx not found"}); install it with \`${POCKETSPHINX_INSTALL}\` or use a speech provider` };
+    ? { available, detail: "PocketSphinx (US English) is installed" }
+    : { available, detail: `no offline recogniser is available. ${reason ?? `Install it with: ${POCKETSPHINX_INSTALL}`}. Or use a speech provider (openai-compatible or deepgram)` };
 }
 
 /**

@@ -87,7 +87,7 @@ export class PocketsphinxRecogniser implements SpeechToText {
       this.release(decoder, false);
       throw error;
     }
-    return new PocketsphinxSession(decoder, options, (reusable) => this.release(decoder, reusable));
+    return new PocketsphinxSession(decoder, model, options, (reusable) => this.release(decoder, reusable));
   }
 
   /** Creates decoders ahead of the first calls (each blocks the thread ~0.4 s while it loads). */
@@ -151,12 +151,21 @@ class PocketsphinxSession implements RecognitionSession {
   private readonly resampler: StreamingResampler | null;
   private samplesSincePartial = 0;
   private lastPartial = "";
+  /**
+   * The utterance's audio, kept while the decoder has not yet adapted to a telephone channel: its
+   * normalisation starts from wideband speech, and a first narrowband utterance decoded from there
+   * comes out garbled ("thank you very much, goodbye" → "what"). Decoding it a second time, adapted,
+   * costs that one utterance's decode time once per decoder.
+   */
+  private replay: Int16Array[] | null;
 
   constructor(
     private readonly decoder: Decoder,
-    options: RecognitionOptions,
+    private readonly model: PocketsphinxModel,
+    private readonly options: RecognitionOptions,
     private readonly end: (reusable: boolean) => void,
   ) {
+    this.replay = options.sampleRate < MODEL_SAMPLE_RATE && decoder.adaptedTo !== options.sampleRate ? [] : null;
     this.resampler = options.sampleRate === MODEL_SAMPLE_RATE ? null : new StreamingResampler({ fromRate: options.sampleRate, toRate: MODEL_SAMPLE_RATE });
     if (options.signal?.aborted) this.abort();
     else options.signal?.addEventListener("abort", () => this.abort(), { once: true });
@@ -166,6 +175,7 @@ class PocketsphinxSession implements RecognitionSession {
     if (this.ended || pcm.length === 0) return;
     const samples = this.resampler ? this.resampler.push(pcm) : pcm;
     if (samples.length > 0) this.decoder.process(samples);
+    this.replay?.push(samples === pcm ? pcm.slice() : samples);
     if (!this.onPartial) return;
     this.samplesSincePartial += samples.length;
     if (this.samplesSincePartial < (MODEL_SAMPLE_RATE * PARTIAL_EVERY_MS) / 1000) return;
@@ -182,6 +192,14 @@ class PocketsphinxSession implements RecognitionSession {
       this.resampler?.free();
       if (tail && tail.length > 0) this.decoder.process(tail);
       this.decoder.endUtterance();
+      if (this.replay) {
+        if (tail?.length) this.replay.push(tail);
+        this.decoder.startUtterance(this.model);
+        for (const samples of this.replay) this.decoder.process(samples);
+        this.decoder.endUtterance();
+        this.replay = null;
+      }
+      this.decoder.adaptedTo = this.options.sampleRate;
       const text = this.decoder.hypothesis();
       this.end(true);
       return { text, confidence: null };
@@ -210,6 +228,8 @@ class Decoder {
   private readonly score = new Int32Array(1);
   /** Input rate of the last session that used this decoder. */
   lastSampleRate = 0;
+  /** Channel rate of the last utterance it finished: its normalisation is adapted to that channel. */
+  adaptedTo: number | null = null;
 
   private constructor(private readonly handle: NativePointer) {}
 
