@@ -141,13 +141,14 @@ describe("commands", () => {
   test("SIGTERM lets in-flight requests finish, then closes the database cleanly", async () => {
     const dir = tempDir();
     const server = await spawnServer(FROM_SOURCE, ["--data-dir", dir]);
-    const api = new ApiClient(server.url);
-    // Registration spends ~100 ms hashing the password: long enough to be in flight at the signal.
-    const inFlight = api.post("/v1/auth/register", { email: "late@example.test", password: "long enough pass" });
-    await Bun.sleep(20);
+    // A request is surely in flight when the signal lands: its headers and half its body are in,
+    // the rest is only sent once the server has said it is shutting down.
+    const request = await openRawRequest(server.url, "/v1/auth/register", JSON.stringify({ email: "late@example.test", password: "long enough pass" }));
     const exit = server.stop();
-    const res = await inFlight;
-    expect(res.status).toBe(201);
+    for (let i = 0; i < 200 && !server.stderr().includes("shutting down"); i++) await Bun.sleep(10);
+    expect(server.stderr()).toContain("shutting down");
+    const response = await request.finish();
+    expect(response).toStartWith("HTTP/1.1 201");
     expect(await exit).toBe(0);
     expect(server.stderr()).toContain("stopped cleanly");
     await expect(fetch(server.url + "/v1/health")).rejects.toThrow();
@@ -157,3 +158,40 @@ describe("commands", () => {
     db.close();
   });
 });
+
+/**
+ * A POST over a raw socket on a connection the server has already served once (so it is accepted,
+ * not waiting in the listen backlog): headers and the first half of the body go now, the rest on `finish`.
+ */
+async function openRawRequest(base: string, path: string, body: string) {
+  const { hostname, port } = new URL(base);
+  let received = "";
+  let responded: () => void = () => {};
+  const socket = await Bun.connect({
+    hostname,
+    port: Number(port),
+    socket: {
+      data(_socket, chunk) {
+        received += chunk.toString();
+        responded();
+      },
+    },
+  });
+  const waitFor = async (pattern: RegExp) => {
+    while (!pattern.test(received)) await new Promise<void>((resolve) => (responded = resolve));
+  };
+  socket.write(`GET /v1/health HTTP/1.1\r\nhost: ${hostname}\r\n\r\n`);
+  await waitFor(/"status":"ok".*\}$/s);
+  received = "";
+  const half = Math.floor(body.length / 2);
+  socket.write(`POST ${path} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, half)}`);
+  await Bun.sleep(50);
+  return {
+    async finish(): Promise<string> {
+      socket.write(body.slice(half));
+      await waitFor(/\r\n\r\n\{.*\}$/s);
+      socket.end();
+      return received;
+    },
+  };
+}
