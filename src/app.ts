@@ -9,6 +9,7 @@ import { createRequestMeta } from "./http/request-meta.ts";
 import { RouteIndex } from "./http/route-index.ts";
 import { agentRoutes } from "./modules/agents/routes.ts";
 import { callRoutes } from "./modules/calls/routes.ts";
+import { campaignRoutes } from "./modules/campaigns/routes.ts";
 import { apiKeyRoutes } from "./modules/api-keys/routes.ts";
 import { auditLogRoutes } from "./modules/audit-log/routes.ts";
 import { authRoutes } from "./modules/auth/routes.ts";
@@ -17,6 +18,7 @@ import { knowledgeBaseRoutes } from "./modules/knowledge-base/routes.ts";
 import { memberRoutes } from "./modules/members/routes.ts";
 import { providerRoutes } from "./modules/providers/routes.ts";
 import { phoneNumberRoutes } from "./modules/phone-numbers/routes.ts";
+import { scheduleRoutes } from "./modules/schedules/routes.ts";
 import { toolRoutes } from "./modules/tools/routes.ts";
 import { voiceRoutes } from "./modules/voices/routes.ts";
 import { softphoneRoutes } from "./telephony/simulated/softphone-route.ts";
@@ -54,6 +56,8 @@ export function createApp(ctx: AppContext) {
     .use(callRoutes(ctx))
     .use(voiceRoutes(ctx))
     .use(softphoneRoutes(ctx))
+    .use(campaignRoutes(ctx))
+    .use(scheduleRoutes(ctx))
     .use(webhookRoutes(ctx))
     .use(openApiRoutes(ctx, routes));
   routes.load(app.routes);

@@ -39,6 +39,7 @@ export function buildConfig(settings: RawSettings): Config {
   for (const key of ["rateLimitPerMinute", "publicRateLimitPerMinute", "jobLeaseSeconds"] as const) {
     if (v[key] < 1) throw new ConfigError(`${flagOf(key)} must be at least 1`);
   }
+  if (v.scheduleGraceMinutes < 0) throw new ConfigError(`${flagOf("scheduleGraceMinutes")} must be 0 or more`);
   if (!/^[a-z][a-z0-9]{0,19}$/.test(v.brandSlug)) {
     throw new ConfigError(`--brand-slug must be 1-20 lowercase letters or digits starting with a letter, got "${v.brandSlug}"`);
   }

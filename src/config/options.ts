@@ -26,6 +26,7 @@ export interface ConfigValues {
   logLevel: string;
   jobLeaseSeconds: number;
   offline: boolean;
+  scheduleGraceMinutes: number;
 }
 
 export const OPTIONS: OptionSpec[] = [
@@ -43,5 +44,6 @@ export const OPTIONS: OptionSpec[] = [
   { key: "registration", flag: "registration", env: "PARLEY_REGISTRATION", type: "string", default: "open", help: "open: anyone may register; closed: only the CLI and invitations add users" },
   { key: "logLevel", flag: "log-level", env: "PARLEY_LOG_LEVEL", type: "string", default: "info", help: "debug, info, warn or error" },
   { key: "offline", flag: "offline", env: "PARLEY_OFFLINE", type: "boolean", default: false, help: "air-gapped: never fetch from the internet (knowledge-base URLs are refused)" },
+  { key: "scheduleGraceMinutes", flag: "schedule-grace-minutes", env: "PARLEY_SCHEDULE_GRACE_MINUTES", type: "integer", default: 15, help: "a scheduled call missed while the server was down still runs if it is at most this late" },
   { key: "jobLeaseSeconds", flag: "job-lease-seconds", env: "PARLEY_JOB_LEASE_SECONDS", type: "integer", default: 30, help: "how long a crashed worker's jobs wait before they run again" },
 ];

@@ -19,6 +19,7 @@ export function bodyParser(routes: RouteIndex, limitBytes: number) {
       // Elysia's own parser reads the declared type; refuse a declared length over the route's limit first.
       const limit = info?.maxBodyBytes ?? limitBytes;
       if (Number(declared) > limit) throw tooLarge(limit);
+      if (info?.streamBody && type !== "multipart/form-data") return new StreamedBody(request.body, type);
       return undefined;
     }
     const text = await readLimited(request, limitBytes);
@@ -26,6 +27,14 @@ export function bodyParser(routes: RouteIndex, limitBytes: number) {
     const expected = ["application/json", ...accepted].join(", ");
     throw new ApiError("unsupported_media_type", `Content-Type ${type || "(none)"} is not accepted here; send ${expected}`);
   });
+}
+
+/** A body left unread for the handler to consume as it arrives (the handler enforces its own limit). */
+export class StreamedBody {
+  constructor(
+    readonly stream: ReadableStream<Uint8Array>,
+    readonly type: string,
+  ) {}
 }
 
 export async function readLimited(request: Request, limitBytes: number): Promise<string> {

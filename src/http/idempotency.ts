@@ -5,6 +5,7 @@ import { idempotencyKeys } from "../db/schema/index.ts";
 import { sha256Hex } from "../lib/crypto.ts";
 import { seal, unseal } from "../lib/sealed.ts";
 import { DAY, MINUTE } from "../lib/time.ts";
+import { StreamedBody } from "./body-parser.ts";
 import { ApiError } from "./errors.ts";
 import { findRequestMeta, requestMeta, type RequestMeta } from "./request-meta.ts";
 
@@ -26,7 +27,9 @@ export function idempotency(ctx: AppContext) {
       if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new ApiError("bad_request", "Idempotency-Key must be 1-255 visible ASCII characters");
       const meta = requestMeta(request);
       const scope = scopeOf(meta);
-      const requestHash = sha256Hex(`${request.method} ${route} ${new URL(request.url).pathname} ${JSON.stringify(body ?? null)}`);
+      // A streamed upload is not read yet: its type and length stand in for its bytes.
+      const bodyText = body instanceof StreamedBody ? `stream ${body.type} ${request.headers.get("content-length")}` : JSON.stringify(body ?? null);
+      const requestHash = sha256Hex(`${request.method} ${route} ${new URL(request.url).pathname} ${bodyText}`);
       const now = ctx.clock.now();
       const existing = ctx.db
         .select()

@@ -60,7 +60,7 @@ export function buildOpenApi(ctx: AppContext, routes: RouteIndex): Json {
 }
 
 function describeOperation(route: RouteInfo): Json {
-  const { "x-body-types": _types, "x-max-body-bytes": _limit, ...detail } = (route.hooks.detail as Json | undefined) ?? {};
+  const { "x-body-types": _types, "x-max-body-bytes": _limit, "x-body-stream": _stream, "x-response-types": _responseTypes, ...detail } = (route.hooks.detail as Json | undefined) ?? {};
   const auth = route.auth ?? "public";
   const hasBody = Boolean(route.hooks.body);
   const parameters: Json[] = [];
@@ -89,9 +89,10 @@ function describeOperation(route: RouteInfo): Json {
     "x-required-scope": auth,
     security: auth === "public" ? [] : [{ bearerAuth: [] }],
     parameters,
-    responses: { ...successResponses(route), ...errorResponses(route, auth, hasBody, pathNames.length > 0, Boolean(query)) },
+    responses: { ...successResponses(route), ...errorResponses(route, auth, hasBody || route.bodyTypes.length > 0, pathNames.length > 0, Boolean(query)) },
   };
   if (hasBody) operation.requestBody = { required: true, content: requestContent(route) };
+  else if (route.bodyTypes.length) operation.requestBody = { required: true, content: uploadContent(route) };
   return operation;
 }
 
@@ -112,14 +113,28 @@ function requestContent(route: RouteInfo): Json {
   return content;
 }
 
+/** Routes that read their upload themselves (no JSON schema): a `file` part, or the raw body. */
+function uploadContent(route: RouteInfo): Json {
+  const content: Json = {};
+  for (const type of route.bodyTypes) {
+    content[type] = {
+      schema: type === "multipart/form-data" ? { type: "object", properties: { file: { type: "string", format: "binary" } }, required: ["file"] } : { type: "string" },
+    };
+  }
+  return content;
+}
+
 function successResponses(route: RouteInfo): Json {
   const declared = route.hooks.response as Record<string, unknown> | undefined;
+  // Files and CSV exports name their media types (`x-response-types`); everything else answers JSON.
+  const types = ((route.hooks.detail as Json | undefined)?.["x-response-types"] as string[] | undefined) ?? ["application/json"];
   const out: Json = {};
   for (const [status, schema] of Object.entries(declared ?? {})) {
     if (!/^[1-5]\d\d$/.test(status)) continue;
     const json = toJsonSchema(schema) as Json | undefined;
     const description = (json?.description as string | undefined) ?? ({ "201": "Created", "202": "Accepted", "204": "No content" }[status] ?? "Success");
-    out[status] = json?.type === "void" || status === "204" ? { description } : { description, content: { "application/json": { schema: json } } };
+    const content = Object.fromEntries(types.map((type) => [type, { schema: type === "application/json" ? json : { type: "string", format: "binary" } }]));
+    out[status] = json?.type === "void" || status === "204" ? { description } : { description, content };
   }
   if (Object.keys(out).length === 0) out["200"] = { description: "Success" };
   return out;

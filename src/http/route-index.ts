@@ -9,6 +9,8 @@ export interface RouteInfo {
   bodyTypes: string[];
   /** Largest non-JSON body the route takes (`x-max-body-bytes`); JSON keeps the global limit. */
   maxBodyBytes: number | null;
+  /** The handler reads non-multipart bodies itself as a stream (`x-body-stream`), e.g. large CSV. */
+  streamBody: boolean;
   hooks: Record<string, unknown>;
   pattern: RegExp;
 }
@@ -51,6 +53,7 @@ export class RouteIndex {
           auth: (detail["x-required-scope"] as RouteAuth | undefined) ?? null,
           bodyTypes: types.map((t) => ELYSIA_TYPES[t] ?? t),
           maxBodyBytes: (detail["x-max-body-bytes"] as number | undefined) ?? null,
+          streamBody: detail["x-body-stream"] === true,
           hooks,
           pattern: new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`),
         };

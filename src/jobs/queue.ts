@@ -73,3 +73,20 @@ export function enqueueJob(deps: { db: Db; clock: Clock; jobs?: Waker }, options
   const existing = activeByKey(deps.db).get({ key: options.uniqueKey });
   return { id: existing!.id, inserted: false };
 }
+
+/**
+ * Makes sure a job with this key runs by `runAt`: enqueues it, or moves a waiting one earlier (a
+ * dispatcher snoozing until its next timer, woken because a call ended). A job already executing
+ * is left alone; its handler sees the change when it next looks.
+ */
+export function enqueueOrAdvance(deps: { db: Db; clock: Clock; jobs?: Waker }, options: EnqueueOptions & { uniqueKey: string }): void {
+  const runAt = options.runAt ?? deps.clock.now();
+  const { inserted } = enqueueJob(deps, { ...options, runAt });
+  if (inserted) return;
+  const moved = deps.db
+    .update(jobs)
+    .set({ runAt, state: runAt > deps.clock.now() ? "scheduled" : "available", updatedAt: deps.clock.now() })
+    .where(and(eq(jobs.uniqueKey, options.uniqueKey), inArray(jobs.state, ["available", "scheduled", "retryable"]), sql`${jobs.runAt} > ${runAt}`))
+    .run().changes;
+  if (moved) deps.jobs?.wake();
+}

@@ -56,6 +56,14 @@ beforeAll(async () => {
   for (const suffix of ["", "/recording", "/recording.mp3", "/transcript", "/events", "/hangup", "/transfer", "/say"]) objectOfA[`/v1/calls/{id}${suffix}`] = call.body.id;
   for (const suffix of ["", "/assign", "/unassign"]) objectOfA[`/v1/phone-numbers/{id}${suffix}`] = number.body.id;
   idsOfA.push(number.body.id, call.body.id);
+  const campaign = await server.api.post("/v1/campaigns", { name: "A's campaign", agent_id: agent.body.id }, { token: aKey.secret });
+  const upload = await fetch(`${server.url}/v1/campaigns/${campaign.body.id}/upload`, { method: "POST", headers: { authorization: `Bearer ${aKey.secret}`, "content-type": "text/csv" }, body: "phone,name\n+13035550150,A's contact\n" });
+  expect(upload.status).toBe(201);
+  for (const suffix of ["", "/upload", "/contacts", "/start", "/pause", "/cancel", "/results", "/stats"]) objectOfA[`/v1/campaigns/{id}${suffix}`] = campaign.body.id;
+  const schedule = await server.api.post("/v1/schedules", { agent_id: agent.body.id, to: "+13035550150", at: new Date(Date.now() + 86_400_000).toISOString() }, { token: aKey.secret });
+  expect(schedule.status).toBe(201);
+  objectOfA["/v1/schedules/{id}"] = schedule.body.id;
+  idsOfA.push(campaign.body.id, schedule.body.id);
   paramOfA.version = "1";
   paramOfA.src = source.body.id;
   VALID_BODY["POST /v1/agents/{id}/test-function"] = { tool_id: tool.body.id, arguments: {} };
@@ -84,6 +92,8 @@ const VALID_BODY: Record<string, unknown> = {
   "POST /v1/phone-numbers/{id}/assign": { agent_id: "agent_of_b" },
   "POST /v1/calls/{id}/transfer": { to: "+14155550100" },
   "POST /v1/calls/{id}/say": { text: "planted by B" },
+  "PATCH /v1/campaigns/{id}": { name: "renamed by B" },
+  "PATCH /v1/schedules/{id}": { variables: { planted_by: "B" } },
 };
 /** Paths B itself typed show up in B's own audit log; they are B's knowledge, not a leak. */
 const pathsBTyped = new Set<string>();
@@ -138,6 +148,10 @@ describe("cross-workspace matrix", () => {
     const call = await server.api.get(`/v1/calls/${objectOfA["/v1/calls/{id}"]}`, { token: a.token });
     expect(call.status).toBe(200);
     expect(call.body.erased_at).toBeNull();
+    const campaign = await server.api.get(`/v1/campaigns/${objectOfA["/v1/campaigns/{id}"]}`, { token: a.token });
+    expect(campaign.body).toMatchObject({ name: "A's campaign", status: "draft", counts: { total: 1, pending: 1 } });
+    const schedule = await server.api.get(`/v1/schedules/${objectOfA["/v1/schedules/{id}"]}`, { token: a.token });
+    expect(schedule.body).toMatchObject({ status: "scheduled", variables: {} });
     const provider = await server.api.get("/v1/providers", { token: a.token });
     expect(provider.body.data.map((p: any) => p.name)).toContain("A's model");
   });

@@ -55,10 +55,16 @@ describe("OpenAPI document", () => {
       expect(statuses, where).toContain("429");
       if (op["x-required-scope"] !== "public") expect(statuses, where).toEqual(expect.arrayContaining(["401", "403"]));
       for (const [status, response] of Object.entries<any>(op.responses)) {
-        if (status.startsWith("2") && status !== "204") expect(response.content?.["application/json"]?.schema, `${where} ${status}`).toBeDefined();
+        // JSON, or the media type a file or CSV answer names (as a binary string).
+        if (status.startsWith("2") && status !== "204") {
+          const [type, media] = Object.entries<any>(response.content ?? {})[0] ?? [];
+          expect(media?.schema, `${where} ${status}`).toBeDefined();
+          if (type !== "application/json") expect(media.schema, `${where} ${status}`).toEqual({ type: "string", format: "binary" });
+        }
         if (/^4/.test(status)) expect(response.content["application/problem+json"].schema.$ref).toBe("#/components/schemas/Problem");
       }
-      if (["POST", "PATCH", "PUT"].includes(method) && op.requestBody) {
+      // JSON bodies are objects; an upload-only operation (a CSV file) documents its media types instead.
+      if (["POST", "PATCH", "PUT"].includes(method) && op.requestBody?.content["application/json"]) {
         const json = op.requestBody.content["application/json"].schema;
         const variants = json.anyOf ?? [json];
         for (const variant of variants) expect(variant.type, where).toBe("object");
@@ -71,6 +77,15 @@ describe("OpenAPI document", () => {
     const content = doc.paths["/v1/knowledge-base/{id}/sources"].post.requestBody.content;
     expect(content["multipart/form-data"].schema.properties.file).toMatchObject({ type: "string", format: "binary" });
     expect(content["application/json"].schema.anyOf.map((v: any) => v.properties.type.const)).toEqual(["text", "url"]);
+    const csv = doc.paths["/v1/campaigns/{id}/upload"].post.requestBody.content;
+    expect(Object.keys(csv).sort()).toEqual(["multipart/form-data", "text/csv"]);
+    expect(csv["multipart/form-data"].schema.properties.file).toMatchObject({ type: "string", format: "binary" });
+  });
+
+  test("files and CSV answers name their media types", () => {
+    expect(Object.keys(doc.paths["/v1/campaigns/{id}/results"].get.responses["200"].content)).toEqual(["text/csv"]);
+    expect(Object.keys(doc.paths["/v1/calls/export"].get.responses["200"].content)).toEqual(["text/csv"]);
+    expect(Object.keys(doc.paths["/v1/calls/{id}/recording"].get.responses["200"].content)).toEqual(["audio/wav", "audio/mpeg"]);
   });
 
   test("query parameters are documented with their real types, not Elysia's coercion", () => {

@@ -29,6 +29,8 @@ export const calls = sqliteTable("calls", {
   toNumber: text("to_number"),
   phoneNumberId: text("phone_number_id"),
   carrier: text("carrier").notNull(),
+  /** The campaign that placed it (campaign figures sum its calls, retries included). */
+  campaignId: text("campaign_id"),
   status: text("status", { enum: CALL_STATUSES }).notNull(),
   endReason: text("end_reason"),
   variables: text("variables", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
@@ -52,6 +54,7 @@ export const calls = sqliteTable("calls", {
   index("calls_workspace_idx").on(t.workspaceId, t.createdAt, t.id),
   index("calls_agent_idx").on(t.workspaceId, t.agentId, t.createdAt),
   index("calls_status_idx").on(t.status),
+  index("calls_campaign_idx").on(t.campaignId),
 ]);
 
 /** The call's timeline: status changes, turns, tool calls, latencies, errors. */

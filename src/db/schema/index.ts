@@ -10,3 +10,4 @@ export * from "./agents.ts";
 export * from "./providers.ts";
 export * from "./knowledge.ts";
 export * from "./calls.ts";
+export * from "./campaigns.ts";

@@ -19,6 +19,14 @@ export interface TurnRecord {
   interrupted: boolean;
 }
 
+/** Work that must commit with a call's end (a campaign contact moving on), registered by its module. */
+export type CallEndHook = (ctx: AppContext, call: CallRow) => void;
+const callEndHooks = new Set<CallEndHook>();
+
+export function registerCallEndHook(hook: CallEndHook): void {
+  callEndHooks.add(hook);
+}
+
 export function findCall(ctx: AppContext, callId: string): CallRow | undefined {
   return ctx.db.select().from(calls).where(eq(calls.id, callId)).get();
 }
@@ -140,6 +148,7 @@ export function endCall(ctx: AppContext, callId: string, ending: CallEnding): bo
       data: { status: ending.status, end_reason: ending.endReason, duration_ms: durationMs, transcript_url: urls.transcript_url, recording_url: urls.recording_url },
     });
     enqueueJob(ctx, { type: FINALIZE_JOB, payload: { call_id: callId, slots: ending.slots ?? {} }, uniqueKey: `${FINALIZE_JOB}:${callId}`, workspaceId: call.workspaceId, maxAttempts: 5 });
+    for (const hook of callEndHooks) hook(ctx, updated);
     return true;
   })();
 }

@@ -25,6 +25,7 @@ export const Call = t.Object({
   to: t.Union([t.String(), t.Null()]),
   phone_number_id: t.Union([t.String(), t.Null()]),
   carrier: t.String(),
+  campaign_id: t.Union([t.String(), t.Null()], { description: "The campaign that placed the call" }),
   status: OneOf(CALL_STATUSES),
   end_reason: t.Union([t.String(), t.Null()], { description: "customer_hangup, agent_hangup, silence_timeout, max_duration, voicemail, transferred, error, …" }),
   variables: t.Record(t.String(), t.Unknown()),
@@ -44,6 +45,26 @@ export const Call = t.Object({
   updated_at: Timestamp,
 });
 
+export const Simulation = t.Object(
+  {
+    behaviour: t.Optional(OneOf(["answer", "silent", "busy", "no_answer", "voicemail", "hang_up"], { description: "What the simulated callee does (default: by destination number, see README; otherwise answer and stay silent)" })),
+    lines: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 500 }), { maxItems: 50, description: "What it says, one line per turn, as real synthesised audio" })),
+    digits: t.Optional(t.String({ pattern: "^[0-9*#]+$", description: "Keys it presses after its last line" })),
+    ring_ms: t.Optional(t.Integer({ minimum: 0, maximum: 60000 })),
+    hang_up_after_ms: t.Optional(t.Integer({ minimum: 0, maximum: 3_600_000 })),
+    greeting: t.Optional(t.String({ maxLength: 500, description: "voicemail: the greeting before the beep" })),
+    barge_in: t.Optional(t.Boolean({ description: "Speak its lines over the agent (tests barge-in) instead of waiting for a pause" })),
+    voice: t.Optional(t.String({ description: "Built-in voice the callee speaks with (default kal16)" })),
+    recognition: t.Optional(
+      OneOf(["agent", "simulated"], {
+        description:
+          "agent: the agent's own recogniser hears the callee's audio; simulated: the carrier hands the agent the text the callee spoke (deterministic tests). Default agent, or simulated when the agent uses the built-in recogniser and none is installed",
+      }),
+    ),
+  },
+  { additionalProperties: false, description: "The simulated carrier's callee (only for calls on the simulated carrier)" },
+);
+
 export const OutboundBody = t.Object(
   {
     agent_id: t.String(),
@@ -51,27 +72,7 @@ export const OutboundBody = t.Object(
     from: t.Optional(E164),
     variables: t.Optional(t.Record(t.String(), t.Unknown(), { description: "Fill the agent's {{variables}}" })),
     metadata: t.Optional(t.Record(t.String(), t.Unknown(), { description: "Your data, returned with the call and its events" })),
-    simulation: t.Optional(
-      t.Object(
-        {
-          behaviour: t.Optional(OneOf(["answer", "silent", "busy", "no_answer", "voicemail", "hang_up"], { description: "What the simulated callee does (default: by destination number, see README; otherwise answer and stay silent)" })),
-          lines: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 500 }), { maxItems: 50, description: "What it says, one line per turn, as real synthesised audio" })),
-          digits: t.Optional(t.String({ pattern: "^[0-9*#]+$", description: "Keys it presses after its last line" })),
-          ring_ms: t.Optional(t.Integer({ minimum: 0, maximum: 60000 })),
-          hang_up_after_ms: t.Optional(t.Integer({ minimum: 0, maximum: 3_600_000 })),
-          greeting: t.Optional(t.String({ maxLength: 500, description: "voicemail: the greeting before the beep" })),
-          barge_in: t.Optional(t.Boolean({ description: "Speak its lines over the agent (tests barge-in) instead of waiting for a pause" })),
-          voice: t.Optional(t.String({ description: "Built-in voice the callee speaks with (default kal16)" })),
-          recognition: t.Optional(
-            OneOf(["agent", "simulated"], {
-              description:
-                "agent: the agent's own recogniser hears the callee's audio; simulated: the carrier hands the agent the text the callee spoke (deterministic tests). Default agent, or simulated when the agent uses the built-in recogniser and none is installed",
-            }),
-          ),
-        },
-        { additionalProperties: false, description: "The simulated carrier's callee (only for calls on the simulated carrier)" },
-      ),
-    ),
+    simulation: t.Optional(Simulation),
   },
   { additionalProperties: false },
 );
@@ -80,6 +81,7 @@ export const CallsQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
   cursor: t.Optional(t.String()),
   agent_id: t.Optional(t.String()),
+  campaign_id: t.Optional(t.String({ description: "Calls a campaign placed" })),
   status: t.Optional(OneOf(CALL_STATUSES)),
   direction: t.Optional(OneOf(["inbound", "outbound", "web"])),
   number: t.Optional(t.String({ description: "Calls from or to this number" })),
@@ -114,6 +116,7 @@ export function callJson(row: CallRow, publicUrl: string) {
     to: row.toNumber,
     phone_number_id: row.phoneNumberId,
     carrier: row.carrier,
+    campaign_id: row.campaignId,
     status: row.status,
     end_reason: row.endReason,
     variables: row.variables,

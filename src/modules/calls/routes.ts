@@ -62,7 +62,7 @@ export function callRoutes(ctx: AppContext) {
         auth: "read",
         query: t.Omit(CallsQuery, ["limit", "cursor"]),
         response: { 200: t.String({ description: "text/csv, one row per call" }) },
-        detail: doc("exportCalls", "Calls as CSV"),
+        detail: { ...doc("exportCalls", "Calls as CSV"), "x-response-types": ["text/csv"] },
       },
     )
     .post("/outbound", ({ principal, body }) => status(201, json(service.createOutboundCall(ctx, principal.workspaceId, body))), {
@@ -91,7 +91,7 @@ export function callRoutes(ctx: AppContext) {
         auth: "read",
         params: IdParam,
         response: { 200: t.String({ description: "audio/wav (stereo: caller left, agent right), or audio/mpeg when Accept asks; Range supported" }) },
-        detail: doc("getCallRecording", "Recording audio (content negotiation; Range requests)"),
+        detail: { ...doc("getCallRecording", "Recording audio (content negotiation; Range requests)"), "x-response-types": ["audio/wav", "audio/mpeg"] },
       },
     )
     .get(
@@ -100,7 +100,7 @@ export function callRoutes(ctx: AppContext) {
         const call = service.getCall(ctx, principal.workspaceId, params.id);
         return fileResponse(await mp3For(requireRecording(call.recordingPath, call.erasedAt !== null)), "audio/mpeg", request.headers.get("range"));
       },
-      { auth: "read", params: IdParam, response: { 200: t.String({ description: "audio/mpeg; Range supported" }) }, detail: doc("getCallRecordingMp3", "Recording as MP3 (the URL events carry)") },
+      { auth: "read", params: IdParam, response: { 200: t.String({ description: "audio/mpeg; Range supported" }) }, detail: { ...doc("getCallRecordingMp3", "Recording as MP3 (the URL events carry)"), "x-response-types": ["audio/mpeg"] } },
     )
     .get(
       "/:id/transcript",

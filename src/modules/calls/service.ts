@@ -65,6 +65,7 @@ export function createOutboundCall(ctx: AppContext, workspaceId: string, input: 
     metadata: { ...(input.metadata ?? {}), ...(extra.campaignId ? { campaign_id: extra.campaignId, contact_id: extra.contactId } : {}) },
     carrierOptions: input.simulation ?? null,
     status: "queued",
+    campaignId: extra.campaignId ?? null,
   });
   ctx.sqlite.transaction(() => {
     ctx.db.insert(calls).values(row).run();
@@ -90,6 +91,7 @@ interface NewCall {
   metadata: Record<string, unknown>;
   carrierOptions: Record<string, unknown> | null;
   status: "queued" | "ringing";
+  campaignId?: string | null;
 }
 
 function newCallRow(ctx: AppContext, call: NewCall): CallRow {
@@ -104,6 +106,7 @@ function newCallRow(ctx: AppContext, call: NewCall): CallRow {
     toNumber: call.to,
     phoneNumberId: call.phoneNumberId,
     carrier: call.carrier,
+    campaignId: call.campaignId ?? null,
     status: call.status,
     endReason: null,
     variables: call.variables,
@@ -169,6 +172,7 @@ export function getCall(ctx: AppContext, workspaceId: string, id: string): CallR
 
 export interface CallFilter {
   agent_id?: string;
+  campaign_id?: string;
   status?: CallStatus;
   direction?: "inbound" | "outbound" | "web";
   number?: string;
@@ -179,6 +183,7 @@ export interface CallFilter {
 export function callConditions(workspaceId: string, filter: CallFilter): SQL[] {
   const conditions: SQL[] = [eq(calls.workspaceId, workspaceId)];
   if (filter.agent_id) conditions.push(eq(calls.agentId, filter.agent_id));
+  if (filter.campaign_id) conditions.push(eq(calls.campaignId, filter.campaign_id));
   if (filter.status) conditions.push(eq(calls.status, filter.status));
   if (filter.direction) conditions.push(eq(calls.direction, filter.direction));
   if (filter.number) conditions.push(or(eq(calls.fromNumber, filter.number), eq(calls.toNumber, filter.number))!);

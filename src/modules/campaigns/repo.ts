@@ -1,0 +1,61 @@
+import { and, count, eq, sql } from "drizzle-orm";
+import type { AppContext } from "../../core/context.ts";
+import { calls, campaignContacts, campaigns, CONTACT_STATUSES, type ContactStatus } from "../../db/schema/index.ts";
+import { toIso } from "../../lib/time.ts";
+import { publishWorkspaceEvent } from "../../webhooks/outbox.ts";
+import type { CampaignRow } from "./models.ts";
+
+export type Counts = Record<"total" | ContactStatus, number>;
+
+export function findCampaign(ctx: AppContext, id: string): CampaignRow | undefined {
+  return ctx.db.select().from(campaigns).where(eq(campaigns.id, id)).get();
+}
+
+/** Contacts per state (every state present, zero when none), from the (campaign, status) index. */
+export function contactCounts(ctx: AppContext, campaignId: string): Counts {
+  const counts = Object.fromEntries(["total", ...CONTACT_STATUSES].map((status) => [status, 0])) as Counts;
+  const rows = ctx.db.select({ status: campaignContacts.status, n: count() }).from(campaignContacts).where(eq(campaignContacts.campaignId, campaignId)).groupBy(campaignContacts.status).all();
+  for (const row of rows) {
+    counts[row.status] = row.n;
+    counts.total += row.n;
+  }
+  return counts;
+}
+
+/** Calls placed for the campaign, how many were answered, and their minutes. */
+export function callTotals(ctx: AppContext, workspaceId: string, campaignId: string): { calls: number; answered: number; durationMs: number } {
+  const row = ctx.db
+    .select({
+      calls: count(),
+      answered: sql<number>`count(${calls.answeredAt})`,
+      durationMs: sql<number>`coalesce(sum(${calls.durationMs}), 0)`,
+    })
+    .from(calls)
+    .where(and(eq(calls.workspaceId, workspaceId), eq(calls.campaignId, campaignId)))
+    .get();
+  return { calls: row?.calls ?? 0, answered: Number(row?.answered ?? 0), durationMs: Number(row?.durationMs ?? 0) };
+}
+
+/** The final transition, with `campaign.completed` in the same transaction. */
+export function completeCampaign(ctx: AppContext, campaign: CampaignRow, counts: Counts): void {
+  const now = ctx.clock.now();
+  const changed = ctx.db
+    .update(campaigns)
+    .set({ status: "completed", completedAt: now, updatedAt: now })
+    .where(and(eq(campaigns.id, campaign.id), eq(campaigns.status, "running")))
+    .run().changes;
+  if (!changed) return;
+  const totals = callTotals(ctx, campaign.workspaceId, campaign.id);
+  publishWorkspaceEvent(ctx, {
+    workspaceId: campaign.workspaceId,
+    type: "campaign.completed",
+    data: {
+      campaign_id: campaign.id,
+      name: campaign.name,
+      completed_at: toIso(now),
+      counts: Object.fromEntries(Object.entries(counts).filter(([status, n]) => status !== "total" && n > 0)),
+      calls: totals.calls,
+      minutes: Math.round((totals.durationMs / 60_000) * 100) / 100,
+    },
+  });
+}

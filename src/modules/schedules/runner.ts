@@ -1,0 +1,83 @@
+import { eq } from "drizzle-orm";
+import type { AppContext } from "../../core/context.ts";
+import { scheduleRuns, schedules } from "../../db/schema/index.ts";
+import { ApiError } from "../../http/errors.ts";
+import type { RunningJob } from "../../jobs/runner.ts";
+import { MINUTE } from "../../lib/time.ts";
+import { createOutboundCall } from "../calls/service.ts";
+import type { ScheduleRow } from "./models.ts";
+import { cronOf, enqueueRun, nextCronRun } from "./service.ts";
+
+/** Occurrences of a recurring schedule recorded one by one as missed after a long outage, at most. */
+const MAX_MISSED_RECORDED = 100;
+
+/**
+ * The `schedules.run` job for one run time. Exactly one job exists per schedule and run time (its
+ * unique key), and the run is recorded under a unique (schedule, time) row in the same transaction
+ * as the call it places, so a run never places two calls. A run found more than the grace period
+ * late (the server was down) is recorded as missed instead of calling someone at the wrong time.
+ */
+export async function runSchedule(ctx: AppContext, job: RunningJob<{ schedule_id: string; run_at: number }>): Promise<void> {
+  ctx.sqlite.transaction(() => {
+    job.complete();
+    const schedule = ctx.db.select().from(schedules).where(eq(schedules.id, job.payload.schedule_id)).get();
+    const runAt = job.payload.run_at;
+    // Canceled, moved, or already handled: this job's time is no longer the schedule's next run.
+    if (!schedule || schedule.nextRunAt !== runAt || (schedule.status !== "scheduled" && schedule.status !== "active")) return;
+    const now = ctx.clock.now();
+    const late = now - runAt > ctx.config.scheduleGraceMinutes * MINUTE;
+    const outcome = late ? recordMissed(ctx, schedule, runAt, now) : dispatch(ctx, schedule, runAt);
+    advance(ctx, schedule, late ? now : runAt, outcome);
+  })();
+}
+
+type RunOutcome = "dispatched" | "missed" | "failed";
+
+function dispatch(ctx: AppContext, schedule: ScheduleRow, runAt: number): RunOutcome {
+  const now = ctx.clock.now();
+  try {
+    const call = createOutboundCall(ctx, schedule.workspaceId, { agent_id: schedule.agentId, to: schedule.to, from: schedule.from ?? undefined, variables: schedule.variables, metadata: { ...schedule.metadata, schedule_id: schedule.id } });
+    ctx.db.insert(scheduleRuns).values({ scheduleId: schedule.id, runAt, status: "dispatched", callId: call.id, detail: null, createdAt: now }).run();
+    return "dispatched";
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    // The agent could not call (deleted, no number, not ready): the run fails visibly; later runs still try.
+    ctx.db.insert(scheduleRuns).values({ scheduleId: schedule.id, runAt, status: "failed", callId: null, detail: error.message, createdAt: now }).run();
+    return "failed";
+  }
+}
+
+/** Records the missed run and, for recurring schedules, every other occurrence the outage swallowed. */
+function recordMissed(ctx: AppContext, schedule: ScheduleRow, runAt: number, now: number): RunOutcome {
+  const missed = [runAt];
+  if (schedule.cron && schedule.timezone) {
+    const cron = cronOf(schedule.cron, schedule.timezone);
+    for (let at = runAt; missed.length < MAX_MISSED_RECORDED; ) {
+      const next = cron.nextRun(new Date(at));
+      if (!next || next.getTime() > now) break;
+      at = next.getTime();
+      missed.push(at);
+    }
+    cron.stop();
+  }
+  for (const at of missed) {
+    ctx.db
+      .insert(scheduleRuns)
+      .values({ scheduleId: schedule.id, runAt: at, status: "missed", callId: null, detail: `the server was not running ${Math.round((now - at) / MINUTE)} min after this run was due`, createdAt: now })
+      .onConflictDoNothing()
+      .run();
+  }
+  return "missed";
+}
+
+/** One-off schedules are done; recurring ones queue their next run. */
+function advance(ctx: AppContext, schedule: ScheduleRow, after: number, outcome: RunOutcome): void {
+  const now = ctx.clock.now();
+  if (!schedule.cron || !schedule.timezone) {
+    ctx.db.update(schedules).set({ status: outcome, nextRunAt: null, updatedAt: now }).where(eq(schedules.id, schedule.id)).run();
+    return;
+  }
+  const next = nextCronRun(schedule.cron, schedule.timezone, Math.max(after, now));
+  ctx.db.update(schedules).set({ nextRunAt: next, updatedAt: now }).where(eq(schedules.id, schedule.id)).run();
+  if (next !== null) enqueueRun(ctx, schedule, next);
+}
