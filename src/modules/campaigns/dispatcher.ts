@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, lte, min, or, sql, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { campaignContacts, campaigns, type ContactStatus } from "../../db/schema/index.ts";
-import { isWindowOpen, nextWindowOpening } from "../../campaigns/window.ts";
+import { isWindowOpen, nextWindowOpening } from "./window.ts";
 import { ApiError } from "../../http/errors.ts";
 import { enqueueOrAdvance } from "../../jobs/queue.ts";
 import type { RunningJob } from "../../jobs/runner.ts";

@@ -1,8 +1,8 @@
 // Calling windows in local time: "Monday to Friday, 09:00–17:00 in America/New_York". Local clock
 // times are converted through the IANA database (Intl), so daylight-saving changes move the window
 // with the clocks, as a person would expect.
-import type { CallingWindow } from "../db/schema/campaigns.ts";
-import { DAY, MINUTE } from "../lib/time.ts";
+import type { CallingWindow } from "../../db/schema/campaigns.ts";
+import { DAY, MINUTE } from "../../lib/time.ts";
 
 interface LocalTime {
   year: number;
