@@ -49,20 +49,33 @@ function offsetAt(instant: number, zone: string): number {
   return asUtc - Math.floor(instant / MINUTE) * MINUTE;
 }
 
+/** A local time's fields as if they were UTC: comparable wall-clock readings. */
+function wallClock(instant: number, zone: string): number {
+  const local = localTime(instant, zone);
+  return Date.UTC(local.year, local.month - 1, local.day, 0, local.minutes);
+}
+
 /**
- * The instant a local wall-clock time happens in `zone`. In a spring-forward gap (02:30 that never
- * happens) it moves forward by the gap (03:30), as clocks do; in a fall-back overlap, the first of the two.
+ * The first instant the clocks in `zone` read this local time or later: the time itself, or in a
+ * fall-back overlap the first of the two; in a spring-forward gap (02:30 that never happens) the
+ * moment the clocks jump past it (03:00), as a window opening then would.
  */
 export function instantOf(year: number, month: number, day: number, minutes: number, zone: string): number {
   const wall = Date.UTC(year, month - 1, day, 0, minutes);
   const earlier = wall - offsetAt(wall - DAY / 2, zone);
   const later = wall - offsetAt(wall + DAY / 2, zone);
   for (const candidate of [Math.min(earlier, later), Math.max(earlier, later)]) {
-    const local = localTime(candidate, zone);
-    if (Date.UTC(local.year, local.month - 1, local.day, 0, local.minutes) === wall) return candidate;
+    if (wallClock(candidate, zone) === wall) return candidate;
   }
-  // In a gap: neither offset lands on the wall time; the clocks jump past it at the later instant.
-  return Math.max(earlier, later);
+  // In a gap: search the hour the clocks skip for the jump (wall time only moves forward there).
+  let before = Math.min(earlier, later);
+  let after = Math.max(earlier, later);
+  while (after - before > MINUTE) {
+    const middle = before + Math.floor((after - before) / 2 / MINUTE) * MINUTE;
+    if (wallClock(middle, zone) >= wall) after = middle;
+    else before = middle;
+  }
+  return after;
 }
 
 export function isWindowOpen(window: CallingWindow, instant: number, zone = window.timezone): boolean {
