@@ -80,8 +80,10 @@ export const campaignContacts = sqliteTable("campaign_contacts", {
   updatedAt: integer("updated_at").notNull(),
 }, (t) => [
   uniqueIndex("campaign_contacts_phone_unique").on(t.campaignId, t.phone),
-  // The dispatcher's question: who is waiting, in upload order.
+  // The dispatcher's questions: who waits, in upload order; in which zones; whose retry is due.
   index("campaign_contacts_queue_idx").on(t.campaignId, t.status, t.id),
+  index("campaign_contacts_zone_idx").on(t.campaignId, t.status, t.timezone, t.id),
+  index("campaign_contacts_retry_idx").on(t.campaignId, t.status, t.nextAttemptAt),
   index("campaign_contacts_call_idx").on(t.lastCallId),
 ]);
 

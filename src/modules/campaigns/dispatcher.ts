@@ -1,19 +1,17 @@
-import { and, asc, eq, inArray, isNull, lte, min, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
-import { campaignContacts, campaigns, type ContactStatus } from "../../db/schema/index.ts";
-import { isWindowOpen, nextWindowOpening } from "./window.ts";
+import { campaignContacts, campaigns } from "../../db/schema/index.ts";
 import { ApiError } from "../../http/errors.ts";
 import { enqueueOrAdvance } from "../../jobs/queue.ts";
 import type { RunningJob } from "../../jobs/runner.ts";
 import { MINUTE } from "../../lib/time.ts";
 import { createOutboundCall } from "../calls/service.ts";
-import { completeCampaign, contactCounts, findCampaign } from "./repo.ts";
-import type { CampaignRow, ContactRow } from "./models.ts";
+import { earliestRetry, nextDueContact, WAITING, waitingZones, type ZoneFilter } from "./contact-queue.ts";
+import type { CampaignRow } from "./models.ts";
+import { completeCampaign, contactCounts, countInStates, findCampaign } from "./repo.ts";
+import { isWindowOpen, nextWindowOpening } from "./window.ts";
 
 export const DISPATCH_JOB = "campaigns.dispatch";
-
-/** Contacts the dispatcher may dial (retries only once their time has come). */
-const WAITING: ContactStatus[] = ["pending", "retry_scheduled"];
 
 /** Asks the campaign's dispatcher to look again by `at` (now by default). */
 export function wakeDispatcher(ctx: AppContext, campaign: Pick<CampaignRow, "id" | "workspaceId">, at = ctx.clock.now()): void {
@@ -47,14 +45,13 @@ function dispatchOnce(ctx: AppContext, campaign: CampaignRow): number | null {
     return null;
   }
 
-  const counts = contactCounts(ctx, campaign.id);
-  let free = campaign.concurrency - counts.dialing;
-  const openZones = openTimeZones(ctx, campaign, now);
+  let free = campaign.concurrency - countInStates(ctx, campaign.id, ["dialing"]);
+  const zones = openZones(ctx, campaign, now);
   let nextDialAt = campaign.nextDialAt;
   const interval = MINUTE / campaign.callsPerMinute;
 
   while (free > 0 && nextDialAt <= now) {
-    const contact = nextContact(ctx, campaign, now, openZones);
+    const contact = nextDueContact(ctx, campaign.id, now, zones);
     if (!contact) break;
     const claimed = ctx.db
       .update(campaignContacts)
@@ -88,7 +85,7 @@ function dispatchOnce(ctx: AppContext, campaign: CampaignRow): number | null {
   if (finishIfDone(ctx, campaign)) return null;
   // Look again at the earliest moment something can change by itself; call ends wake it sooner.
   const wakes: number[] = [];
-  if (free > 0 && nextDialAt > now && hasWaiting(ctx, campaign, now, openZones)) wakes.push(nextDialAt);
+  if (free > 0 && nextDialAt > now && nextDueContact(ctx, campaign.id, now, zones)) wakes.push(nextDialAt);
   const retry = earliestRetry(ctx, campaign.id);
   if (retry !== null && retry > now) wakes.push(retry);
   const opening = nextOpening(ctx, campaign, now);
@@ -98,76 +95,26 @@ function dispatchOnce(ctx: AppContext, campaign: CampaignRow): number | null {
 }
 
 /** Zones whose window is open now (null: no window, every contact may be called). */
-function openTimeZones(ctx: AppContext, campaign: CampaignRow, now: number): string[] | null {
+function openZones(ctx: AppContext, campaign: CampaignRow, now: number): ZoneFilter {
   const window = campaign.window;
   if (!window) return null;
-  return waitingZones(ctx, campaign).filter((zone) => isWindowOpen(window, now, zone));
-}
-
-/** The distinct zones of contacts still to call; a contact without one uses the window's. */
-function waitingZones(ctx: AppContext, campaign: CampaignRow): string[] {
-  const window = campaign.window!;
-  if (!window.contact_timezone) return [window.timezone];
-  const rows = ctx.db
-    .selectDistinct({ zone: sql<string>`coalesce(${campaignContacts.timezone}, ${window.timezone})` })
-    .from(campaignContacts)
-    .where(and(eq(campaignContacts.campaignId, campaign.id), inArray(campaignContacts.status, WAITING)))
-    .all();
-  return rows.map((row) => row.zone);
-}
-
-function zoneCondition(campaign: CampaignRow, openZones: string[] | null): SQL | undefined {
-  if (openZones === null) return undefined;
-  if (!campaign.window!.contact_timezone) return openZones.length ? undefined : sql`0`;
-  const zone = sql`coalesce(${campaignContacts.timezone}, ${campaign.window!.timezone})`;
-  return openZones.length ? inArray(zone, openZones) : sql`0`;
-}
-
-function dueCondition(campaignId: string, now: number): SQL {
-  return and(
-    eq(campaignContacts.campaignId, campaignId),
-    or(eq(campaignContacts.status, "pending"), and(eq(campaignContacts.status, "retry_scheduled"), or(isNull(campaignContacts.nextAttemptAt), lte(campaignContacts.nextAttemptAt, now)))),
-  )!;
-}
-
-/** The next contact in upload order (retries among them as their time comes). */
-function nextContact(ctx: AppContext, campaign: CampaignRow, now: number, openZones: string[] | null): ContactRow | undefined {
-  return ctx.db
-    .select()
-    .from(campaignContacts)
-    .where(and(dueCondition(campaign.id, now), zoneCondition(campaign, openZones)))
-    .orderBy(asc(campaignContacts.id))
-    .limit(1)
-    .get();
-}
-
-function hasWaiting(ctx: AppContext, campaign: CampaignRow, now: number, openZones: string[] | null): boolean {
-  return nextContact(ctx, campaign, now, openZones) !== undefined;
-}
-
-function earliestRetry(ctx: AppContext, campaignId: string): number | null {
-  const row = ctx.db
-    .select({ at: min(campaignContacts.nextAttemptAt) })
-    .from(campaignContacts)
-    .where(and(eq(campaignContacts.campaignId, campaignId), eq(campaignContacts.status, "retry_scheduled")))
-    .get();
-  return row?.at ?? null;
+  if (!window.contact_timezone) return isWindowOpen(window, now) ? null : [];
+  return waitingZones(ctx, campaign.id).filter((zone) => isWindowOpen(window, now, zone ?? window.timezone));
 }
 
 /** When the window next opens for a zone that has contacts waiting. */
 function nextOpening(ctx: AppContext, campaign: CampaignRow, now: number): number | null {
   const window = campaign.window;
   if (!window) return null;
-  const openings = waitingZones(ctx, campaign)
-    .map((zone) => nextWindowOpening(window, now, zone))
-    .filter((at): at is number => at !== null && at > now);
+  const zones = window.contact_timezone ? waitingZones(ctx, campaign.id).map((zone) => zone ?? window.timezone) : [window.timezone];
+  const openings = zones.map((zone) => nextWindowOpening(window, now, zone)).filter((at): at is number => at !== null && at > now);
   return openings.length ? Math.min(...openings) : null;
 }
 
 /** Completes the campaign when no contact is waiting or being called. */
 export function finishIfDone(ctx: AppContext, campaign: CampaignRow): boolean {
+  if (countInStates(ctx, campaign.id, [...WAITING, "dialing"]) > 0) return false;
   const counts = contactCounts(ctx, campaign.id);
-  if (counts.pending + counts.retry_scheduled + counts.dialing > 0) return false;
   if (counts.total === 0) return false;
   completeCampaign(ctx, campaign, counts);
   return true;

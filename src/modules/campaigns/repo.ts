@@ -1,4 +1,4 @@
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { calls, campaignContacts, campaigns, CONTACT_STATUSES, type ContactStatus } from "../../db/schema/index.ts";
 import { toIso } from "../../lib/time.ts";
@@ -20,6 +20,11 @@ export function contactCounts(ctx: AppContext, campaignId: string): Counts {
     counts.total += row.n;
   }
   return counts;
+}
+
+/** Contacts in these states (an index range per state: cheap enough for every dispatcher look). */
+export function countInStates(ctx: AppContext, campaignId: string, states: ContactStatus[]): number {
+  return ctx.db.select({ n: count() }).from(campaignContacts).where(and(eq(campaignContacts.campaignId, campaignId), inArray(campaignContacts.status, states))).get()?.n ?? 0;
 }
 
 /** Calls placed for the campaign, how many were answered, and their minutes. */

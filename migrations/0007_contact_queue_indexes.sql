@@ -1,0 +1,2 @@
+CREATE INDEX `campaign_contacts_zone_idx` ON `campaign_contacts` (`campaign_id`,`status`,`timezone`,`id`);--> statement-breakpoint
+CREATE INDEX `campaign_contacts_retry_idx` ON `campaign_contacts` (`campaign_id`,`status`,`next_attempt_at`);
