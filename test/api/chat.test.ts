@@ -54,7 +54,8 @@ describe("chat with a flow brain (offline, no model)", () => {
     const opened = await say(agent.body.id, {});
     const keyed = await say(agent.body.id, { session_id: opened.body.session_id, digits: "1234" });
     expect(keyed.body.reply).toBe("PIN 1234 accepted. Enter your PIN.");
-    const bye = await say(agent.body.id, { session_id: opened.body.session_id, message: "ok goodbye" });
+    // Recognisers that punctuate write "Goodbye."; the full stop must not hide the end phrase.
+    const bye = await say(agent.body.id, { session_id: opened.body.session_id, message: "OK. Goodbye." });
     expect(bye.body).toMatchObject({ ended: true, action: { type: "end" } });
   });
 

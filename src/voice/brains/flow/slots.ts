@@ -15,7 +15,8 @@ const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "frida
 export type SlotValue = string | number | boolean;
 
 export function normalise(text: string): string {
-  return text.toLowerCase().replace(/[’']/g, "'").replace(/[^a-z0-9@.'+\-\s]/g, " ").replace(/\s+/g, " ").trim();
+  // A full stop ends a word ("goodbye." from a recogniser that punctuates); one inside stays (3.5, a.b@c.com).
+  return text.toLowerCase().replace(/[’']/g, "'").replace(/[^a-z0-9@.'+\-\s]/g, " ").replace(/\.(?![a-z0-9])/g, " ").replace(/\s+/g, " ").trim();
 }
 
 /** Whole-word, case-insensitive containment of a phrase. */
