@@ -1,6 +1,7 @@
 import { createApp } from "../app.ts";
 import { ConfigError, publicBaseUrl } from "../config/config.ts";
 import { startSystemSweeps } from "../scheduler/system-sweeps.ts";
+import { endLiveCallsAtShutdown } from "../voice/runtime/watchdog.ts";
 import type { AppContext } from "./context.ts";
 
 /** Running jobs get this long to finish at shutdown; the rest are handed back to the queue. */
@@ -39,6 +40,8 @@ export function startServer(ctx: AppContext): RunningServer {
       sweeps.stop();
       await server.stop(false);
       await ctx.jobs.stop(JOB_SHUTDOWN_DEADLINE_MS);
+      const ended = await endLiveCallsAtShutdown(ctx, JOB_SHUTDOWN_DEADLINE_MS);
+      if (ended) ctx.logger.info("live calls ended at shutdown", { calls: ended });
     },
   };
 }

@@ -215,8 +215,11 @@ export class CallSession implements LiveCall {
     return this.phase === "connecting" ? performance.now() - this.dialledAt : 0;
   }
 
-  terminate(reason: "max_duration" | "transport_lost" | "never_answered"): void {
-    if (reason === "max_duration") this.finish({ status: "completed", endReason: "max_duration" }, true, "the watchdog ended a call past its max duration");
+  terminate(reason: "max_duration" | "transport_lost" | "never_answered" | "shutdown"): void {
+    if (reason === "shutdown") {
+      const answered = this.phase !== "connecting";
+      this.finish({ status: answered ? "failed" : "canceled", endReason: "server_shutdown" }, true, "the server stopped while the call was live");
+    } else if (reason === "max_duration") this.finish({ status: "completed", endReason: "max_duration" }, true, "the watchdog ended a call past its max duration");
     else if (reason === "never_answered") {
       this.finish({ status: "no_answer", endReason: "no_answer" }, true, `the carrier said neither answered nor failed in ${Math.round(this.ringingForMs() / 1000)} s`);
     } else {

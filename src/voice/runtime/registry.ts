@@ -13,8 +13,10 @@ export interface LiveCall {
   silentForMs(): number;
   /** Milliseconds since it was dialled while nobody has answered yet (0 once answered). */
   ringingForMs(): number;
-  /** Ends the call because its time is up, its transport vanished, or the carrier never said how the dialling went (the watchdog). */
-  terminate(reason: "max_duration" | "transport_lost" | "never_answered"): void;
+  /** Ends the call because its time is up, its transport vanished, the carrier never said how the dialling went (the watchdog), or the server is stopping. */
+  terminate(reason: "max_duration" | "transport_lost" | "never_answered" | "shutdown"): void;
+  /** Settles once the call has ended and its end is recorded. */
+  readonly done: Promise<void>;
   readonly maxDurationMs: number;
   readonly answeredAt: number | null;
 }

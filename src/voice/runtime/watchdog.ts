@@ -47,3 +47,15 @@ export function endCallsOfPreviousRun(ctx: AppContext): number {
   const registry = liveCalls(ctx);
   return endOrphanedCalls(ctx, (id) => registry.has(id));
 }
+
+/**
+ * At shutdown the calls in this process end with it: each is hung up and recorded (`server_shutdown`,
+ * with its terminal events) before the database closes, rather than left for the next start to find.
+ */
+export async function endLiveCallsAtShutdown(ctx: AppContext, deadlineMs: number): Promise<number> {
+  const calls = [...liveCalls(ctx).values()];
+  for (const call of calls) call.terminate("shutdown");
+  const ended = Promise.allSettled(calls.map((call) => call.done));
+  await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, deadlineMs).unref?.())]);
+  return calls.length;
+}
