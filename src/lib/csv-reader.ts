@@ -20,6 +20,8 @@ const DELIMITERS = [",", ";", "\t"] as const;
 /** Decodes UTF-8 (or UTF-16 with its byte-order mark), refusing bytes that are not text. */
 class StrictDecoder {
   private decoder: TextDecoder | null = null;
+  /** Decodes the same bytes leniently, holding the same partial character, so an error can be placed. */
+  private loose: TextDecoder | null = null;
   private head: Uint8Array = new Uint8Array(0);
   private lines = 1;
 
@@ -32,15 +34,24 @@ class StrictDecoder {
         return "";
       }
       this.decoder = new TextDecoder(encodingOf(joined), { fatal: true, ignoreBOM: false });
+      this.loose = new TextDecoder(encodingOf(joined), { ignoreBOM: false });
       bytes = joined;
     }
+    // Both decoders see every chunk: a character split across chunks must not look like the bad byte.
+    const loose = this.loose!.decode(bytes, { stream: !last });
     try {
       const text = this.decoder.decode(bytes, { stream: !last });
+      // NUL is valid UTF-8 but never CSV text: it is what UTF-16 without a byte-order mark looks like.
+      const nul = text.indexOf("\0");
+      if (nul !== -1) {
+        const line = this.lines + countLines(text.slice(0, nul));
+        throw new CsvFormatError(line, `is not UTF-8 text: NUL bytes on line ${line} (UTF-16 without a byte-order mark?); save the file as "CSV UTF-8"`);
+      }
       this.lines += countLines(text);
       return text;
-    } catch {
+    } catch (error) {
+      if (error instanceof CsvFormatError) throw error;
       // Find the line of the first undecodable byte for the message.
-      const loose = new TextDecoder(this.decoder.encoding as "utf-8").decode(bytes);
       const line = this.lines + countLines(loose.slice(0, Math.max(0, loose.indexOf("\uFFFD"))));
       throw new CsvFormatError(line, `is not UTF-8 text (line ${line}); save the file as "CSV UTF-8"`);
     }
@@ -130,6 +141,8 @@ class CsvParser {
   private line = 1;
   private recordLine = 1;
   private afterCr = false;
+  /** The last character inside quotes was CR: a LF next (maybe in the next chunk) ends the same line. */
+  private quotedCr = false;
 
   *push(text: string): Generator<CsvRecord> {
     if (this.delimiter === null) {
@@ -163,9 +176,11 @@ class CsvParser {
         if (char === "\n") continue; // CRLF is one line end
       }
       if (this.state === State.Quoted) {
+        const afterCr = this.quotedCr;
+        this.quotedCr = char === "\r";
         if (char === '"') this.state = State.QuoteInQuoted;
         else {
-          if (char === "\n" || (char === "\r" && text[i + 1] !== "\n")) this.line++;
+          if (char === "\r" || (char === "\n" && !afterCr)) this.line++;
           this.cell += char;
         }
         continue;

@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, inArray, type SQL } from "drizzle-orm";
+import { isSupportedCountry } from "libphonenumber-js/max";
 import type { AppContext } from "../../core/context.ts";
-import { campaignContacts, campaigns, type CallingWindow, type CampaignStatus, type ContactStatus, type RetryPolicy } from "../../db/schema/index.ts";
+import { campaignContacts, campaigns, workspaces, type CallingWindow, type CampaignStatus, type ContactStatus, type RetryPolicy } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { afterCursor, type PageRequest } from "../../http/pagination.ts";
 import { newId } from "../../lib/ids.ts";
@@ -84,7 +85,11 @@ function settingsOf(input: CampaignInput): Partial<CampaignRow> {
   if (input.calls_per_minute !== undefined) changes.callsPerMinute = input.calls_per_minute;
   if (input.window !== undefined) changes.window = input.window === null ? null : windowOf(input.window);
   if (input.retry !== undefined) changes.retry = input.retry;
-  if (input.default_country !== undefined) changes.defaultCountry = input.default_country;
+  if (input.default_country !== undefined) {
+    // "UK" or "EU" pass the two-letter pattern but would make every national number invalid on upload.
+    if (!isSupportedCountry(input.default_country)) throw invalid("default_country", `${input.default_country} is not a country with a numbering plan (ISO 3166-1 alpha-2, e.g. GB)`);
+    changes.defaultCountry = input.default_country;
+  }
   if (input.do_not_call !== undefined) changes.doNotCall = [...new Set(input.do_not_call)];
   const startAt = instant("start_at", input.start_at);
   if (startAt !== undefined) changes.startAt = startAt;
@@ -93,6 +98,12 @@ function settingsOf(input: CampaignInput): Partial<CampaignRow> {
   if (input.metadata !== undefined) changes.metadata = input.metadata;
   if (input.simulation !== undefined) changes.simulation = input.simulation;
   return changes;
+}
+
+/** The workspace's country for national numbers (its `default_country`), else US. */
+function workspaceCountry(ctx: AppContext, workspaceId: string): string {
+  const country = ctx.db.select({ country: workspaces.defaultCountry }).from(workspaces).where(eq(workspaces.id, workspaceId)).get()?.country;
+  return country && isSupportedCountry(country) ? country : "US";
 }
 
 export function createCampaign(ctx: AppContext, workspaceId: string, input: CampaignInput & { name: string; agent_id: string }): CampaignRow {
@@ -109,7 +120,7 @@ export function createCampaign(ctx: AppContext, workspaceId: string, input: Camp
     callsPerMinute: 30,
     window: null,
     retry: DEFAULT_RETRY,
-    defaultCountry: "US",
+    defaultCountry: workspaceCountry(ctx, workspaceId),
     doNotCall: [],
     columns: [],
     startAt: null,

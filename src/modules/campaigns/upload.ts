@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
+import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { campaignContacts, campaigns } from "../../db/schema/index.ts";
@@ -151,10 +151,10 @@ function contactOf(record: CsvRecord, layout: ReturnType<typeof columnsOf>, defa
   let country = defaultCountry;
   if (layout.country !== -1 && cells[layout.country]?.trim()) {
     const code = cells[layout.country].trim().toUpperCase();
-    if (!/^[A-Z]{2}$/.test(code)) return reject("invalid_country", `country "${cells[layout.country].trim()}" is not a two-letter ISO code`);
+    if (!/^[A-Z]{2}$/.test(code) || !isSupportedCountry(code)) return reject("invalid_country", `country "${cells[layout.country].trim()}" is not a two-letter ISO code of a country (e.g. GB, not UK)`);
     country = code as CountryCode;
   }
-  // Spreadsheets turn long numbers into 4.155550123E+9 or drop the leading +; both are read as written digits.
+  // An international 00 prefix means +. A number a spreadsheet showed as 4.15555E+09 has lost digits: it stays invalid.
   const parsed = parsePhoneNumberFromString(rawPhone.replace(/^00/, "+"), country);
   if (!parsed?.isValid()) return reject("invalid_phone", `"${rawPhone}" is not a valid phone number${rawPhone.startsWith("+") ? "" : ` in ${country}`}`);
   let timezone: string | null = null;
