@@ -3,7 +3,7 @@ import type { AppContext } from "../../core/context.ts";
 import { scheduleRuns, schedules } from "../../db/schema/index.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { RunningJob } from "../../jobs/runner.ts";
-import { MINUTE } from "../../lib/time.ts";
+import { MINUTE, toIso } from "../../lib/time.ts";
 import { createOutboundCall } from "../calls/service.ts";
 import type { ScheduleRow } from "./models.ts";
 import { cronOf, enqueueRun, nextCronRun } from "./service.ts";
@@ -25,9 +25,15 @@ export async function runSchedule(ctx: AppContext, job: RunningJob<{ schedule_id
     // Canceled, moved, or already handled: this job's time is no longer the schedule's next run.
     if (!schedule || schedule.nextRunAt !== runAt || (schedule.status !== "scheduled" && schedule.status !== "active")) return;
     const now = ctx.clock.now();
-    const late = now - runAt > ctx.config.scheduleGraceMinutes * MINUTE;
-    const outcome = late ? recordMissed(ctx, schedule, runAt, now) : dispatch(ctx, schedule, runAt);
-    advance(ctx, schedule, late ? now : runAt, outcome);
+    const grace = ctx.config.scheduleGraceMinutes * MINUTE;
+    // After an outage a recurring schedule may owe several runs: the latest is placed if it is within
+    // the grace period (one call, not a burst of them to the same person), the others are missed.
+    const owed = owedRuns(schedule, runAt, now, grace);
+    const latest = owed[owed.length - 1]!;
+    const placeable = now - latest <= grace;
+    for (const at of placeable ? owed.slice(0, -1) : owed) recordMissed(ctx, schedule, at, now, now - at > grace ? null : latest);
+    const outcome = placeable ? dispatch(ctx, schedule, latest) : "missed";
+    advance(ctx, schedule, now, outcome);
   })();
 }
 
@@ -47,27 +53,36 @@ function dispatch(ctx: AppContext, schedule: ScheduleRow, runAt: number): RunOut
   }
 }
 
-/** Records the missed run and, for recurring schedules, every other occurrence the outage swallowed. */
-function recordMissed(ctx: AppContext, schedule: ScheduleRow, runAt: number, now: number): RunOutcome {
-  const missed = [runAt];
-  if (schedule.cron && schedule.timezone) {
-    const cron = cronOf(schedule.cron, schedule.timezone);
-    for (let at = runAt; missed.length < MAX_MISSED_RECORDED; ) {
-      const next = cron.nextRun(new Date(at));
-      if (!next || next.getTime() > now) break;
-      at = next.getTime();
-      missed.push(at);
-    }
+/**
+ * The runs due by `now`, oldest first: this one, for recurring schedules every later occurrence an
+ * outage swallowed (at most MAX_MISSED_RECORDED), and past that cap the latest occurrence still
+ * within the grace period, if any (the ones between are not recorded one by one).
+ */
+function owedRuns(schedule: ScheduleRow, runAt: number, now: number, grace: number): number[] {
+  const owed = [runAt];
+  if (!schedule.cron || !schedule.timezone) return owed;
+  const cron = cronOf(schedule.cron, schedule.timezone);
+  const following = (at: number) => cron.nextRun(new Date(at))?.getTime() ?? null;
+  try {
+    for (let at = following(runAt); at !== null && at <= now && owed.length < MAX_MISSED_RECORDED; at = following(at)) owed.push(at);
+    if (owed.length < MAX_MISSED_RECORDED) return owed;
+    const last = owed[owed.length - 1]!;
+    let latest: number | null = null;
+    for (let at = following(Math.max(last, now - grace - 1)); at !== null && at <= now; at = following(at)) latest = at;
+    if (latest !== null && latest > last) owed.push(latest);
+    return owed;
+  } finally {
     cron.stop();
   }
-  for (const at of missed) {
-    ctx.db
-      .insert(scheduleRuns)
-      .values({ scheduleId: schedule.id, runAt: at, status: "missed", callId: null, detail: `the server was not running ${Math.round((now - at) / MINUTE)} min after this run was due`, createdAt: now })
-      .onConflictDoNothing()
-      .run();
-  }
-  return "missed";
+}
+
+/** Records one run as missed: too late to place, or (still in time) passed over for a later run, `supersededBy`. */
+function recordMissed(ctx: AppContext, schedule: ScheduleRow, at: number, now: number, supersededBy: number | null): void {
+  const detail =
+    supersededBy === null
+      ? `the server was not running ${Math.round((now - at) / MINUTE)} min after this run was due`
+      : `a later run, at ${toIso(supersededBy)}, was also due and only that one was placed`;
+  ctx.db.insert(scheduleRuns).values({ scheduleId: schedule.id, runAt: at, status: "missed", callId: null, detail, createdAt: now }).onConflictDoNothing().run();
 }
 
 /** One-off schedules are done; recurring ones queue their next run. */

@@ -85,9 +85,14 @@ function timingOf(ctx: AppContext, input: { at?: string | null; cron?: string | 
     if (!isValidTimeZone(timezone)) throw invalid("timezone", `unknown time zone ${timezone}`);
     const next = nextCronRun(input.cron, timezone, now);
     if (next === null) throw invalid("cron", "never runs");
-    const after = nextCronRun(input.cron, timezone, next);
     // Calls, not heartbeats: a per-second pattern would be a mistake that dials someone every second.
-    if (after !== null && after - next < 60_000) throw invalid("cron", "runs more than once a minute");
+    // Two gaps, not one: `0,30 5 9 * * *` seen at 09:05:15 runs next at :30, then a day later, then 30 s after.
+    for (let previous = next, i = 0; i < 2; i++) {
+      const after = nextCronRun(input.cron, timezone, previous);
+      if (after === null) break;
+      if (after - previous < 60_000) throw invalid("cron", "runs more than once a minute");
+      previous = after;
+    }
     return { at: null, cron: input.cron, timezone, nextRunAt: next };
   }
   throw invalid("at", "give `at` (one call) or `cron` with `timezone` (recurring)");
