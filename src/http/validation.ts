@@ -7,6 +7,7 @@ interface ValueErrorLike {
   path: string;
   message: string;
   schema?: Record<string, unknown>;
+  value?: unknown;
 }
 
 /** TypeBox errors → one entry per offending field, named the way the client spelled it. */
@@ -20,7 +21,20 @@ export function fieldErrors(error: ValidationError, querySchema: unknown, url: s
   }
   const all = (error.all ?? []) as ValueErrorLike[];
   if (all.length === 0) return [{ field: error.type === "body" ? "body" : error.type, message: "is not valid" }];
-  return dedupe(all.map((e) => toFieldError(e, error.type)));
+  return dedupe(all.flatMap(insideNullableObject).map((e) => toFieldError(e, error.type)));
+}
+
+/**
+ * An object where `object | null` (or another union with one object branch) is expected fails the
+ * union as a whole; what is wrong is inside it (`window.start`), so report the object branch's errors.
+ */
+function insideNullableObject(error: ValueErrorLike): ValueErrorLike[] {
+  const options = (error.schema?.anyOf as Record<string, unknown>[] | undefined) ?? [];
+  const objects = options.filter((option) => option.type === "object");
+  const value = error.value;
+  if (error.message !== "Expected union value" || objects.length !== 1 || !value || typeof value !== "object" || Array.isArray(value)) return [error];
+  const nested = [...Value.Errors(objects[0] as unknown as TSchema, value)].map((e) => ({ ...e, path: error.path + e.path }) as ValueErrorLike);
+  return nested.length ? nested.flatMap(insideNullableObject) : [error];
 }
 
 function toFieldError(error: ValueErrorLike, where: string): FieldError {
@@ -38,10 +52,20 @@ function describe(error: ValueErrorLike): string {
     const options = (error.schema.anyOf as Record<string, unknown>[] | undefined) ?? [];
     const literals = options.map((o) => o.const).filter((v) => v !== undefined);
     if (literals.length === options.length && literals.length) return `must be one of: ${literals.join(", ")}`;
-    const types = [...new Set(options.map((o) => (o.format && o.type === "string" ? String(o.format) : String(o.type))))];
-    return `must be ${types.join(" or ")}`;
+    return `must be ${[...new Set(options.map(describeOption))].join(" or ")}`;
   }
+  // A pattern means little to a reader; the field's description says what is wanted ("Local time HH:MM").
+  if (message.startsWith("Expected string to match") && typeof error.schema?.description === "string") return `must match: ${error.schema.description}`;
   return message.charAt(0).toLowerCase() + message.slice(1);
+}
+
+function describeOption(schema: Record<string, unknown>): string {
+  const option = uncoerce(schema) as Record<string, unknown>;
+  const literals = ((option.anyOf as Record<string, unknown>[] | undefined) ?? []).map((o) => o.const).filter((v) => v !== undefined);
+  if (literals.length) return `one of: ${literals.join(", ")}`;
+  if (option.const !== undefined) return JSON.stringify(option.const);
+  if ((option.type === "integer" || option.type === "number") && option.minimum !== undefined && option.maximum !== undefined) return `${option.type} from ${option.minimum} to ${option.maximum}`;
+  return option.format && option.type === "string" ? String(option.format) : String(option.type);
 }
 
 function dedupe(errors: FieldError[]): FieldError[] {

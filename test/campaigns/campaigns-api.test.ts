@@ -37,11 +37,6 @@ async function upload(id: string, csv: string, token = s.user.token) {
 
 const action = (id: string, verb: "start" | "pause" | "cancel") => api.post(`/v1/campaigns/${id}/${verb}`);
 const getCampaign = async (id: string) => ok(api.get(`/v1/campaigns/${id}`));
-/**
- * `reported` names `field` exactly or is its parent: schema errors inside the nullable `window`
- * object are reported on `window` itself (the union is checked as a whole), service checks name the leaf.
- */
-const names = (reported: string, field: string) => reported === field || field.startsWith(`${reported}.`) || field.startsWith(`${reported}[`);
 const fields = (res: { body: any }) => (res.body?.errors ?? []).map((e: { field: string }) => e.field);
 
 /** Moves the fake clock a little and lets the job runner look, until `done` holds (real-time deadline). */
@@ -239,7 +234,8 @@ describe("create, read, list", () => {
     expect(res.status).toBe(422);
     expect(res.headers.get("content-type")).toContain("application/problem+json");
     expect(res.body.code).toBe("validation_failed");
-    for (const field of expected) expect(fields(res).some((f: string) => names(f, field)), `${field} in ${fields(res)}`).toBe(true);
+    // Schema errors inside the nullable `window` name the leaf too, like the service's own checks.
+    for (const field of expected) expect(fields(res), `${field} in ${fields(res)}`).toContain(field);
     expect((await ok(api.get("/v1/campaigns?limit=100"))).data.length).toBe(before);
   });
 
@@ -501,7 +497,7 @@ describe("contacts list", () => {
     expect(fields(await api.get(`/v1/campaigns/${id}/contacts?status=happy`))).toEqual(["status"]);
     expect(fields(await api.get(`/v1/campaigns/${id}/contacts?limit=101`))).toEqual(["limit"]);
     expect(fields(await api.get(`/v1/campaigns/${id}/contacts?limit=0`))).toEqual(["limit"]);
-    expect((await api.get(`/v1/campaigns/${id}/contacts?cursor=not-a-cursor`)).status).toBe(422);
+    expect(fields(await api.get(`/v1/campaigns/${id}/contacts?cursor=not-a-cursor`))).toEqual(["cursor"]);
   });
 });
 

@@ -293,6 +293,15 @@ describe("pause, resume, cancel", () => {
     expect(again.body.errors).toEqual([{ field: "status", message: "is canceled" }]);
   }, 30_000);
 
+  test("paused while its last call is live, it completes when that call ends (paused → completed)", async () => {
+    const id = await campaignWithContacts(api(), server.url, token(), { agent_id: agent.agentId, simulation: { ...SHORT_CALLS, hang_up_after_ms: 800 } }, "phone\n+16175550190\n");
+    await api().post(`/v1/campaigns/${id}/start`, undefined, { token: token() });
+    await until(() => liveCallsOf(id), (n) => n === 1);
+    expect((await api().post(`/v1/campaigns/${id}/pause`, undefined, { token: token() })).body.status).toBe("paused");
+    const done = await until(() => getCampaign(id), (c) => c.status !== "paused");
+    expect(done).toMatchObject({ status: "completed", counts: { completed: 1 } });
+  });
+
   test("an agent that cannot call pauses the campaign with the reason; no contact loses an attempt", async () => {
     const bare = await api().post("/v1/agents", { name: "No number" }, { token: token() });
     const id = await campaignWithContacts(api(), server.url, token(), { agent_id: bare.body.id }, `phone\n${numbers(2, "720").join("\n")}\n`);

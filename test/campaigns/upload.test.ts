@@ -222,6 +222,8 @@ describe("rows that are not imported are reported by line and reason", () => {
       "+15555550100,fictional", // 9 no such area code
       "415-555-0107,dup of 8", // 10 duplicate
       "4.15555E+09,spreadsheet", // 11 digits lost to scientific notation: never guessed
+      ",", // 12 a spreadsheet's empty trailing row: blank, not a row
+      " , ", // 13 the same
     ].join("\n");
     const res = await upload(id, csv);
     expect(res.status).toBe(201);
@@ -290,6 +292,14 @@ describe("rows that are not imported are reported by line and reason", () => {
     const again = await upload(id, "phone\n4155550107\n4155550108\n");
     expect(again.body.rejections.map((r: any) => [r.line, r.reason])).toEqual([[2, "do_not_call"]]);
     expect(again.body.contacts).toBe(2);
+
+    // A number listed after its upload is not called either: its waiting contact is skipped.
+    expect((await s.server.api.patch(`/v1/campaigns/${id}`, { do_not_call: ["+14155550106", "+14155550108"] }, opts())).status).toBe(200);
+    const contacts = await contactsOf(id);
+    expect(contacts.map((c: any) => [c.phone, c.status, c.last_end_reason])).toEqual([
+      ["+14155550100", "pending", null],
+      ["+14155550108", "skipped", "do_not_call"],
+    ]);
   });
 });
 

@@ -3,7 +3,7 @@ import type { AppContext } from "../../core/context.ts";
 import { campaignContacts, type ContactStatus } from "../../db/schema/index.ts";
 import { MINUTE } from "../../lib/time.ts";
 import type { CallRow } from "../calls/lifecycle.ts";
-import { wakeDispatcher } from "./dispatcher.ts";
+import { finishIfDone, wakeDispatcher } from "./dispatcher.ts";
 import { findCampaign } from "./repo.ts";
 import type { RetryPolicy } from "../../db/schema/campaigns.ts";
 
@@ -54,4 +54,6 @@ export function recordCampaignOutcome(ctx: AppContext, call: CallRow): void {
     .where(eq(campaignContacts.id, contact.id))
     .run();
   if (campaign.status === "running") wakeDispatcher(ctx, campaign);
+  // Paused with its last call just ended and nobody left to call: it is done (paused → completed).
+  else if (campaign.status === "paused") finishIfDone(ctx, campaign);
 }

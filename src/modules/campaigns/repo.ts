@@ -47,7 +47,7 @@ export function completeCampaign(ctx: AppContext, campaign: CampaignRow, counts:
   const changed = ctx.db
     .update(campaigns)
     .set({ status: "completed", completedAt: now, updatedAt: now })
-    .where(and(eq(campaigns.id, campaign.id), eq(campaigns.status, "running")))
+    .where(and(eq(campaigns.id, campaign.id), inArray(campaigns.status, ["running", "paused"])))
     .run().changes;
   if (!changed) return;
   const totals = callTotals(ctx, campaign.workspaceId, campaign.id);

@@ -100,7 +100,7 @@ export function campaignRoutes(ctx: AppContext) {
       ({ principal, params, query }) => {
         const limit = query.limit ?? 20;
         const after = query.cursor === undefined ? null : Number(query.cursor);
-        if (after !== null && !Number.isInteger(after)) throw invalid("query.cursor", "is not a cursor this list gave out");
+        if (after !== null && !Number.isInteger(after)) throw invalid("cursor", "is not a cursor returned by this list");
         const rows = service.listContacts(ctx, principal.workspaceId, params.id, { limit, after, status: query.status });
         const shown = rows.slice(0, limit);
         const more = rows.length > limit;

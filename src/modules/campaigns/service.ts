@@ -168,7 +168,16 @@ export function updateCampaign(ctx: AppContext, workspaceId: string, id: string,
   const endAt = changes.endAt !== undefined ? changes.endAt : row.endAt;
   if (startAt && endAt && endAt <= startAt) throw invalid("end_at", "must be after start_at");
   ctx.sqlite.transaction(() => {
-    ctx.db.update(campaigns).set({ ...changes, updatedAt: ctx.clock.now() }).where(eq(campaigns.id, id)).run();
+    const now = ctx.clock.now();
+    ctx.db.update(campaigns).set({ ...changes, updatedAt: now }).where(eq(campaigns.id, id)).run();
+    // Numbers put on the do-not-call list after their upload are not called either.
+    for (let i = 0; i < (changes.doNotCall?.length ?? 0); i += 500) {
+      ctx.db
+        .update(campaignContacts)
+        .set({ status: "skipped", lastEndReason: "do_not_call", nextAttemptAt: null, updatedAt: now })
+        .where(and(eq(campaignContacts.campaignId, id), inArray(campaignContacts.status, ["pending", "retry_scheduled"]), inArray(campaignContacts.phone, changes.doNotCall!.slice(i, i + 500))))
+        .run();
+    }
     if (row.status === "running") wakeDispatcher(ctx, row);
   })();
   return getCampaign(ctx, workspaceId, id);

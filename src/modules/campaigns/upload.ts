@@ -113,6 +113,8 @@ async function readContacts(campaign: CampaignRow, stream: ReadableStream<Uint8A
         layout = columnsOf(record);
         continue;
       }
+      // A row of empty cells (",,," from a spreadsheet's trailing rows) is a blank line.
+      if (record.cells.every((cell) => cell.trim() === "")) continue;
       if (++rows > MAX_UPLOAD_ROWS) throw new ApiError("payload_too_large", `the file has more than ${MAX_UPLOAD_ROWS.toLocaleString("en-US")} rows`);
       const outcome = contactOf(record, layout, campaign.defaultCountry as CountryCode);
       if ("reason" in outcome) {
