@@ -169,13 +169,26 @@ class CsvParser {
 
   private *consume(text: string): Generator<CsvRecord> {
     const delimiter = this.delimiter!;
-    for (let i = 0; i < text.length; i++) {
+    let i = 0;
+    while (i < text.length) {
       const char = text[i];
       if (this.afterCr) {
         this.afterCr = false;
-        if (char === "\n") continue; // CRLF is one line end
+        if (char === "\n") {
+          i++; // CRLF is one line end
+          continue;
+        }
       }
       if (this.state === State.Quoted) {
+        // Plain text runs are copied as one slice: a cell is one string, not a rope of characters.
+        let end = i;
+        while (end < text.length && text[end] !== '"' && text[end] !== "\n" && text[end] !== "\r") end++;
+        if (end > i) {
+          this.cell += text.slice(i, end);
+          this.quotedCr = false;
+          i = end;
+          continue;
+        }
         const afterCr = this.quotedCr;
         this.quotedCr = char === "\r";
         if (char === '"') this.state = State.QuoteInQuoted;
@@ -183,29 +196,35 @@ class CsvParser {
           if (char === "\r" || (char === "\n" && !afterCr)) this.line++;
           this.cell += char;
         }
+        i++;
         continue;
       }
       if (this.state === State.QuoteInQuoted && char === '"') {
         this.cell += '"';
         this.state = State.Quoted;
-        continue;
-      }
-      if (char === delimiter) {
+        i++;
+      } else if (char === delimiter) {
         this.cells.push(this.cell);
         this.cell = "";
         this.state = State.CellStart;
+        i++;
       } else if (char === "\n" || char === "\r") {
         this.afterCr = char === "\r";
         const record = this.endRecord();
         this.line++;
         this.recordLine = this.line;
+        i++;
         if (record) yield record;
       } else if (char === '"' && this.state === State.CellStart) {
         this.state = State.Quoted;
+        i++;
       } else {
         // Text after a closing quote, or quotes inside an unquoted cell: kept as written, as spreadsheets do.
-        this.cell += char;
+        let end = i + 1;
+        while (end < text.length && text[end] !== delimiter && text[end] !== "\n" && text[end] !== "\r") end++;
+        this.cell += text.slice(i, end);
         this.state = State.Unquoted;
+        i = end;
       }
     }
   }
