@@ -340,6 +340,7 @@ export class CallSession implements LiveCall {
           language: this.agent.transcriber.language ?? this.agent.language,
           sampleRate: this.options.sttSampleRate,
           model: this.agent.transcriber.model,
+          channel: this.callId,
           ...(this.options.recognitionContext ?? {}),
           // Where the first sample written sits on the caller's audio timeline (the simulated recogniser matches on it).
           startedAtMs: this.callerFrames * FRAME_MS - Math.round((event.audio.length / this.lineRate) * 1000),

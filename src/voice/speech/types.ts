@@ -43,6 +43,8 @@ export interface RecognitionOptions {
   sampleRate: number;
   model?: string;
   signal?: AbortSignal;
+  /** Where the audio comes from (a call id): engines that adapt to the channel start over when it changes. */
+  channel?: string;
 }
 
 export interface Transcript {

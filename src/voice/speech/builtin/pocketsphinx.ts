@@ -80,7 +80,7 @@ export class PocketsphinxRecogniser implements SpeechToText {
     if (!Number.isInteger(options.sampleRate) || options.sampleRate < 8000) {
       throw new RangeError(`sampleRate must be an integer ≥ 8000, got ${options.sampleRate}`);
     }
-    const decoder = this.acquire(options.sampleRate);
+    const decoder = this.acquire(options.sampleRate, channelOf(options));
     try {
       decoder.startUtterance(model);
     } catch (error) {
@@ -112,11 +112,13 @@ export class PocketsphinxRecogniser implements SpeechToText {
   }
 
   /**
-   * A decoder's channel normalisation adapts to what it has heard, so prefer one that last heard
-   * audio at this rate (telephone-band calls and wideband web calls sound different to it).
+   * A decoder's channel normalisation adapts to what it has heard, so prefer the one that last heard
+   * this channel (the same call), then one that last heard audio at this rate (telephone-band calls
+   * and wideband web calls sound different to it).
    */
-  private acquire(sampleRate: number): Decoder {
-    const sameRate = this.idle.findLastIndex((decoder) => decoder.lastSampleRate === sampleRate);
+  private acquire(sampleRate: number, channel: string | null = null): Decoder {
+    const sameChannel = channel === null ? -1 : this.idle.findLastIndex((decoder) => decoder.adaptedTo === channel);
+    const sameRate = sameChannel >= 0 ? sameChannel : this.idle.findLastIndex((decoder) => decoder.lastSampleRate === sampleRate);
     const reused = this.idle.splice(sameRate >= 0 ? sameRate : this.idle.length - 1, 1)[0];
     if (reused) {
       reused.lastSampleRate = sampleRate;
@@ -152,10 +154,10 @@ class PocketsphinxSession implements RecognitionSession {
   private samplesSincePartial = 0;
   private lastPartial = "";
   /**
-   * The utterance's audio, kept while the decoder has not yet adapted to a telephone channel: its
-   * normalisation starts from wideband speech, and a first narrowband utterance decoded from there
-   * comes out garbled ("thank you very much, goodbye" → "what"). Decoding it a second time, adapted,
-   * costs that one utterance's decode time once per decoder.
+   * The utterance's audio, kept while the decoder has not yet adapted to this telephone channel: its
+   * normalisation starts from whatever it heard last (wideband speech, another caller), and a first
+   * narrowband utterance decoded from there comes out garbled ("thank you very much, goodbye" →
+   * "what"). Decoding it a second time, adapted, costs that one utterance's decode time once per call.
    */
   private replay: Int16Array[] | null;
 
@@ -165,7 +167,7 @@ class PocketsphinxSession implements RecognitionSession {
     private readonly options: RecognitionOptions,
     private readonly end: (reusable: boolean) => void,
   ) {
-    this.replay = options.sampleRate < MODEL_SAMPLE_RATE && decoder.adaptedTo !== options.sampleRate ? [] : null;
+    this.replay = options.sampleRate < MODEL_SAMPLE_RATE && decoder.adaptedTo !== channelOf(options) ? [] : null;
     this.resampler = options.sampleRate === MODEL_SAMPLE_RATE ? null : new StreamingResampler({ fromRate: options.sampleRate, toRate: MODEL_SAMPLE_RATE });
     if (options.signal?.aborted) this.abort();
     else options.signal?.addEventListener("abort", () => this.abort(), { once: true });
@@ -199,7 +201,7 @@ class PocketsphinxSession implements RecognitionSession {
         this.decoder.endUtterance();
         this.replay = null;
       }
-      this.decoder.adaptedTo = this.options.sampleRate;
+      this.decoder.adaptedTo = channelOf(this.options);
       const text = this.decoder.hypothesis();
       this.end(true);
       return { text, confidence: null };
@@ -222,14 +224,19 @@ class PocketsphinxSession implements RecognitionSession {
   }
 }
 
+/** What a decoder adapts to: the call (when known) at its line rate. */
+function channelOf(options: RecognitionOptions): string {
+  return `${options.sampleRate}:${options.channel ?? ""}`;
+}
+
 /** One ps_decoder_t with the searches it has loaded. */
 class Decoder {
   private readonly searches = new Set<string>(["en-us"]);
   private readonly score = new Int32Array(1);
   /** Input rate of the last session that used this decoder. */
   lastSampleRate = 0;
-  /** Channel rate of the last utterance it finished: its normalisation is adapted to that channel. */
-  adaptedTo: number | null = null;
+  /** Channel of the last utterance it finished (see channelOf): its normalisation is adapted to it. */
+  adaptedTo: string | null = null;
 
   private constructor(private readonly handle: NativePointer) {}
 
