@@ -1,8 +1,9 @@
 // Simulated phone calls driven through the public API, and what tests read back: the call as the
 // API shows it (status, transcript, timeline), what webhook receivers got, and the simulated far
 // end's own record of the call.
-import { expect } from "bun:test";
+import { afterAll, expect } from "bun:test";
 import { simulatedCalls, type SimulatedCallRecord } from "../../src/telephony/simulated/carrier.ts";
+import { serverWithUser } from "./fixtures.ts";
 import type { TestServer } from "./server.ts";
 import type { Receiver } from "./webhook-receiver.ts";
 
@@ -144,6 +145,21 @@ export class CallDriver {
 }
 
 /** The simulated far end's record of a call (what it said, heard, was sent). */
+/** Calls run in real time; concurrent tests get the file's wall-clock budget, not the default 5 s. */
+export const CALL_TIMEOUT = 60_000;
+
+/**
+ * The shared setup of a conversation test file: one server and user, a call driver made on first
+ * use (the server starts in beforeAll), and stop functions for local servers run after all tests.
+ */
+export function conversationFile(label: string) {
+  const s = serverWithUser(label);
+  let driver: CallDriver | null = null;
+  const stoppers: (() => void)[] = [];
+  afterAll(() => stoppers.forEach((stop) => stop()));
+  return { s, calls: () => (driver ??= new CallDriver(s.server, () => s.user.token)), stoppers };
+}
+
 export function farEnd(callId: string): SimulatedCallRecord {
   const record = simulatedCalls.get(callId);
   if (!record) throw new Error(`no simulated call ${callId}`);

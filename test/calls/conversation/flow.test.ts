@@ -2,17 +2,9 @@
 // synthesised audio, the call runs through the full loop, and the test reads what a user would.
 import { describe, expect, test } from "bun:test";
 import { pocketsphinxAvailability } from "../../../src/voice/speech/builtin/index.ts";
-import { CallDriver, farEnd, formatTranscript } from "../../helpers/call-driver.ts";
-import { serverWithUser } from "../../helpers/fixtures.ts";
+import { CALL_TIMEOUT, conversationFile, farEnd, formatTranscript } from "../../helpers/call-driver.ts";
 
-const s = serverWithUser("flows");
-const calls = (() => {
-  let driver: CallDriver | null = null;
-  return () => (driver ??= new CallDriver(s.server, () => s.user.token));
-})();
-
-/** Calls run in real time; concurrent tests get the file's wall-clock budget, not the default 5 s. */
-const CALL_TIMEOUT = 60_000;
+const { calls } = conversationFile("flows");
 
 const HOURS = "# Opening hours\n\nWe are open Monday to Friday from 9am to 6pm. On Saturdays we open at 10am and close at 2pm. We are closed on Sundays and public holidays.";
 

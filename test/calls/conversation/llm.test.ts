@@ -1,24 +1,13 @@
 // Phone conversations with language-model agents against a local OpenAI-protocol server: streamed
 // replies spoken sentence by sentence, tool calls with real effects, provider failures mid-call,
 // extraction after the call, and every event as the receivers see it.
-import { afterAll, describe, expect, test } from "bun:test";
-import { CallDriver, deliveries, delivery, farEnd, formatTranscript, turnTaking } from "../../helpers/call-driver.ts";
+import { describe, expect, test } from "bun:test";
+import { CALL_TIMEOUT, conversationFile, deliveries, delivery, farEnd, formatTranscript, turnTaking } from "../../helpers/call-driver.ts";
 import { startFakeOpenAI, type FakeOpenAI, type ScriptedReply } from "../../helpers/fake-openai.ts";
-import { serverWithUser } from "../../helpers/fixtures.ts";
 import { startReceiver, type Receiver } from "../../helpers/webhook-receiver.ts";
 import { adminKey, createEndpoint, verifySignatures } from "../../helpers/webhooks.ts";
 
-const s = serverWithUser("llm");
-const calls = (() => {
-  let driver: CallDriver | null = null;
-  return () => (driver ??= new CallDriver(s.server, () => s.user.token));
-})();
-
-/** Calls run in real time; concurrent tests get the file's wall-clock budget, not the default 5 s. */
-const CALL_TIMEOUT = 60_000;
-
-const stoppers: (() => void)[] = [];
-afterAll(() => stoppers.forEach((stop) => stop()));
+const { s, calls, stoppers } = conversationFile("llm");
 
 function fakeModel(reply: (body: any) => ScriptedReply): FakeOpenAI {
   const fake = startFakeOpenAI();

@@ -1,22 +1,11 @@
 // How calls end besides a conversation: answering machines, busy lines and unanswered phones, the
 // callee hanging up, and the API's live controls (say, transfer, hang up) on a call in progress.
-import { afterAll, describe, expect, test } from "bun:test";
-import { CallDriver, delivery, farEnd } from "../../helpers/call-driver.ts";
-import { serverWithUser } from "../../helpers/fixtures.ts";
+import { describe, expect, test } from "bun:test";
+import { CALL_TIMEOUT, conversationFile, delivery, farEnd } from "../../helpers/call-driver.ts";
 import { startReceiver } from "../../helpers/webhook-receiver.ts";
 import { adminKey, createEndpoint } from "../../helpers/webhooks.ts";
 
-const s = serverWithUser("outcomes");
-const calls = (() => {
-  let driver: CallDriver | null = null;
-  return () => (driver ??= new CallDriver(s.server, () => s.user.token));
-})();
-
-/** Calls run in real time; concurrent tests get the file's wall-clock budget, not the default 5 s. */
-const CALL_TIMEOUT = 60_000;
-
-const stoppers: (() => void)[] = [];
-afterAll(() => stoppers.forEach((stop) => stop()));
+const { s, calls, stoppers } = conversationFile("outcomes");
 
 const MESSAGE = "Hi, this is Acme calling about your order. Please call us back.";
 

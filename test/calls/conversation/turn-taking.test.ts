@@ -1,23 +1,12 @@
 // Who talks when: the caller talking over the agent (barge-in), a caller who says nothing (silence
 // reminder, then time-out), calls that reach their maximum length, and a line that goes dead.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { watchLiveCalls } from "../../../src/voice/runtime/watchdog.ts";
-import { CallDriver, delivery, farEnd, turnTaking } from "../../helpers/call-driver.ts";
+import { CALL_TIMEOUT, conversationFile, delivery, farEnd, turnTaking } from "../../helpers/call-driver.ts";
 import { startFakeOpenAI } from "../../helpers/fake-openai.ts";
-import { serverWithUser } from "../../helpers/fixtures.ts";
 import { startReceiver } from "../../helpers/webhook-receiver.ts";
 
-const s = serverWithUser("turns");
-const calls = (() => {
-  let driver: CallDriver | null = null;
-  return () => (driver ??= new CallDriver(s.server, () => s.user.token));
-})();
-
-/** Calls run in real time; concurrent tests get the file's wall-clock budget, not the default 5 s. */
-const CALL_TIMEOUT = 60_000;
-
-const stoppers: (() => void)[] = [];
-afterAll(() => stoppers.forEach((stop) => stop()));
+const { s, calls, stoppers } = conversationFile("turns");
 
 const LONG_REPLY = "We sell kitchen blenders in three sizes. The small one is for smoothies. The large one crushes ice. Every model carries a two year warranty.";
 
