@@ -17,6 +17,7 @@ import { healthRoutes } from "./modules/health/routes.ts";
 import { knowledgeBaseRoutes } from "./modules/knowledge-base/routes.ts";
 import { memberRoutes } from "./modules/members/routes.ts";
 import { providerRoutes } from "./modules/providers/routes.ts";
+import { realtimeRoutes } from "./modules/realtime/routes.ts";
 import { phoneNumberRoutes } from "./modules/phone-numbers/routes.ts";
 import { scheduleRoutes } from "./modules/schedules/routes.ts";
 import { toolRoutes } from "./modules/tools/routes.ts";
@@ -58,6 +59,7 @@ export function createApp(ctx: AppContext) {
     .use(softphoneRoutes(ctx))
     .use(campaignRoutes(ctx))
     .use(scheduleRoutes(ctx))
+    .use(realtimeRoutes(ctx))
     .use(webhookRoutes(ctx))
     .use(openApiRoutes(ctx, routes));
   routes.load(app.routes);
