@@ -1,5 +1,5 @@
 import type { AppContext } from "../../core/context.ts";
-import { ApiError, notFound } from "../../http/errors.ts";
+import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { getWorkspace } from "../workspaces/service.ts";
 import { createAgentWebhook, deleteAgentWebhook, updateAgentWebhook } from "../webhooks/agent-webhooks.ts";
@@ -39,6 +39,13 @@ export function createAgent(ctx: AppContext, workspaceId: string, input: AgentIn
 export function getAgent(ctx: AppContext, workspaceId: string, id: string): repo.AgentRow {
   const row = repo.findAgent(ctx.db, workspaceId, id);
   if (!row) throw notFound("agent");
+  return row;
+}
+
+/** An agent named in a request body or query (a call, campaign, schedule…): unknown here is 422 on `agent_id`. */
+export function referencedAgent(ctx: AppContext, workspaceId: string, id: string): repo.AgentRow {
+  const row = repo.findAgent(ctx.db, workspaceId, id);
+  if (!row) throw invalid("agent_id", `no agent ${id} in this workspace`);
   return row;
 }
 

@@ -10,7 +10,7 @@ import { enqueueJob } from "../../jobs/queue.ts";
 import { liveCalls } from "../../voice/runtime/registry.ts";
 import { isBuiltinVoice } from "../../voice/speech/builtin/index.ts";
 import { agentReadinessProblems } from "../../voice/speech/engines.ts";
-import { configOf, getAgent } from "../agents/service.ts";
+import { configOf, getAgent, referencedAgent } from "../agents/service.ts";
 import { findNumberById, findOwnedNumber, numberOfAgent, type PhoneNumberRow } from "../phone-numbers/service.ts";
 import { addTimelineEvent, findCall, type CallRow } from "./lifecycle.ts";
 import { mp3Settled } from "./recording.ts";
@@ -33,12 +33,7 @@ export interface OutboundInput {
  * workspace owns), records it as `queued`, and queues the job that dials it.
  */
 export function createOutboundCall(ctx: AppContext, workspaceId: string, input: OutboundInput, extra: { campaignId?: string; contactId?: number } = {}): CallRow {
-  let agent;
-  try {
-    agent = getAgent(ctx, workspaceId, input.agent_id);
-  } catch {
-    throw invalid("agent_id", `no agent ${input.agent_id} in this workspace`);
-  }
+  const agent = referencedAgent(ctx, workspaceId, input.agent_id);
   const number = input.fromNumberId
     ? findNumberById(ctx, workspaceId, input.fromNumberId)
     : input.from

@@ -6,9 +6,9 @@ import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { afterCursor, type PageRequest } from "../../http/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { isValidTimeZone, parseIso } from "../../lib/time.ts";
-import { getAgent } from "../agents/service.ts";
+import { referencedAgent } from "../agents/service.ts";
 import { registerAgentUsageCheck } from "../agents/usage.ts";
-import { getPhoneNumber } from "../phone-numbers/service.ts";
+import { findNumberById } from "../phone-numbers/service.ts";
 import { wakeDispatcher } from "./dispatcher.ts";
 import type { CampaignRow, ContactRow } from "./models.ts";
 import { contactCounts } from "./repo.ts";
@@ -60,19 +60,9 @@ function instant(field: string, value: string | null | undefined): number | null
 
 /** Checks references (agent, caller id) in this workspace; unknown ones are 422 naming the field. */
 function checkReferences(ctx: AppContext, workspaceId: string, input: CampaignInput): void {
-  if (input.agent_id !== undefined) {
-    try {
-      getAgent(ctx, workspaceId, input.agent_id);
-    } catch {
-      throw invalid("agent_id", `no agent ${input.agent_id} in this workspace`);
-    }
-  }
-  if (input.from_number_id) {
-    try {
-      getPhoneNumber(ctx, workspaceId, input.from_number_id);
-    } catch {
-      throw invalid("from_number_id", `no phone number ${input.from_number_id} in this workspace`);
-    }
+  if (input.agent_id !== undefined) referencedAgent(ctx, workspaceId, input.agent_id);
+  if (input.from_number_id && !findNumberById(ctx, workspaceId, input.from_number_id)) {
+    throw invalid("from_number_id", `no phone number ${input.from_number_id} in this workspace`);
   }
 }
 

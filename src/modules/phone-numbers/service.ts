@@ -6,7 +6,7 @@ import type { PageRequest } from "../../http/pagination.ts";
 import { afterCursor } from "../../http/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { availableNumbers, isFictional } from "../../telephony/simulated/inventory.ts";
-import { getAgent } from "../agents/service.ts";
+import { referencedAgent } from "../agents/service.ts";
 import { registerAgentUsageCheck } from "../agents/usage.ts";
 
 export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
@@ -95,11 +95,7 @@ export function updatePhoneNumber(ctx: AppContext, workspaceId: string, id: stri
 export function assignNumber(ctx: AppContext, workspaceId: string, id: string, agentId: string | null): PhoneNumberRow {
   getPhoneNumber(ctx, workspaceId, id);
   if (agentId) {
-    try {
-      getAgent(ctx, workspaceId, agentId);
-    } catch {
-      throw invalid("agent_id", `no agent ${agentId} in this workspace`);
-    }
+    referencedAgent(ctx, workspaceId, agentId);
   }
   ctx.db.update(phoneNumbers).set({ agentId, updatedAt: ctx.clock.now() }).where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.id, id))).run();
   return getPhoneNumber(ctx, workspaceId, id);

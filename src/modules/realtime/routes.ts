@@ -2,11 +2,10 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../core/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
-import { invalid } from "../../http/errors.ts";
 import { OneOf } from "../../http/models.ts";
 import { builtinVoices } from "../../voice/speech/builtin/index.ts";
 import { agentReadinessProblems, offlineRecognition } from "../../voice/speech/engines.ts";
-import { configOf, getAgent } from "../agents/service.ts";
+import { configOf, referencedAgent } from "../agents/service.ts";
 
 const doc = docsFor("Realtime");
 
@@ -41,12 +40,7 @@ export function realtimeRoutes(ctx: AppContext) {
       const offline = offlineRecognition();
       let agent: { id: string; ready: boolean; problems: { field: string; message: string }[] } | null = null;
       if (query.agent_id) {
-        let config;
-        try {
-          config = configOf(getAgent(ctx, principal.workspaceId, query.agent_id));
-        } catch {
-          throw invalid("agent_id", `no agent ${query.agent_id} in this workspace`);
-        }
+        const config = configOf(referencedAgent(ctx, principal.workspaceId, query.agent_id));
         // Real callers, not the simulated carrier's scripted ones: the recogniser must really exist.
         const problems = agentReadinessProblems(ctx, principal.workspaceId, config, { simulatedRecognition: false });
         agent = { id: query.agent_id, ready: problems.length === 0, problems };

@@ -7,7 +7,7 @@ import { afterCursor, type PageRequest } from "../../http/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { isValidTimeZone, parseIso } from "../../lib/time.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
-import { getAgent } from "../agents/service.ts";
+import { referencedAgent } from "../agents/service.ts";
 import { registerAgentUsageCheck } from "../agents/usage.ts";
 import { findOwnedNumber } from "../phone-numbers/service.ts";
 import type { ScheduleRow } from "./models.ts";
@@ -98,21 +98,13 @@ function timingOf(ctx: AppContext, input: { at?: string | null; cron?: string | 
   throw invalid("at", "give `at` (one call) or `cron` with `timezone` (recurring)");
 }
 
-function checkAgent(ctx: AppContext, workspaceId: string, agentId: string): void {
-  try {
-    getAgent(ctx, workspaceId, agentId);
-  } catch {
-    throw invalid("agent_id", `no agent ${agentId} in this workspace`);
-  }
-}
-
 /** A caller id must be one of the workspace's numbers (checked now, not at 3 a.m. when it runs). */
 function checkFrom(ctx: AppContext, workspaceId: string, from: string | null | undefined): void {
   if (from && !findOwnedNumber(ctx, workspaceId, from)) throw invalid("from", `${from} is not a number of this workspace`);
 }
 
 export function createSchedule(ctx: AppContext, workspaceId: string, input: ScheduleInput & { agent_id: string; to: string }): ScheduleRow {
-  checkAgent(ctx, workspaceId, input.agent_id);
+  referencedAgent(ctx, workspaceId, input.agent_id);
   checkFrom(ctx, workspaceId, input.from);
   const timing = timingOf(ctx, input);
   const now = ctx.clock.now();
@@ -168,7 +160,7 @@ function requireChangeable(row: ScheduleRow, action: string): void {
 export function updateSchedule(ctx: AppContext, workspaceId: string, id: string, input: ScheduleInput): ScheduleRow {
   const row = getSchedule(ctx, workspaceId, id);
   requireChangeable(row, "be changed");
-  if (input.agent_id !== undefined) checkAgent(ctx, workspaceId, input.agent_id);
+  if (input.agent_id !== undefined) referencedAgent(ctx, workspaceId, input.agent_id);
   checkFrom(ctx, workspaceId, input.from);
   const changes: Partial<ScheduleRow> = { updatedAt: ctx.clock.now() };
   if (input.agent_id !== undefined) changes.agentId = input.agent_id;
