@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { AppContext } from "./core/context.ts";
+import type { HttpContext } from "./http/context.ts";
 import { auditTrail } from "./http/audit-trail.ts";
 import { bodyParser } from "./http/body-parser.ts";
 import { errorHandler } from "./http/error-handler.ts";
@@ -30,7 +30,7 @@ import { workspaceRoutes } from "./modules/workspaces/routes.ts";
  * The whole HTTP surface: shared plugins in a fixed order, then every resource family once.
  * No listen() here; main.ts and the tests decide where it serves.
  */
-export function createApp(ctx: AppContext) {
+export function createApp(ctx: HttpContext) {
   const routes = new RouteIndex();
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {

@@ -6,10 +6,10 @@
 //  3. end to end with a model of 100 ms time-to-first-token and speech of 80 ms time-to-first-byte.
 // Usage: bun scripts/bench/calls.ts [--levels 100,200,300,400] [--seconds 15]
 import { mkdtempSync, rmSync } from "node:fs";
+import { closeParley, createParley, type Parley } from "../../src/server.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildConfig } from "../../src/config/config.ts";
-import { closeContext, createContext, type AppContext } from "../../src/core/context.ts";
 import { createLogger } from "../../src/core/logger.ts";
 import { createAgent, configOf } from "../../src/modules/agents/service.ts";
 import { createUser } from "../../src/modules/auth/service.ts";
@@ -31,7 +31,7 @@ const SECONDS = Number(args.seconds ?? 15);
 const LATE_MS = 20;
 
 const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-calls-"));
-const ctx = createContext({ config: buildConfig({ dataDir, logLevel: "error", allowPrivateUrls: "true" }), logger: createLogger("error") });
+const ctx = createParley({ config: buildConfig({ dataDir, logLevel: "error", allowPrivateUrls: "true" }), logger: createLogger("error") });
 const { workspace } = createUser(ctx, { email: "bench@example.test", passwordHash: "unused", name: "Bench" });
 
 // Real speech, synthesised once before anything is timed: what callers say, and what the agent says.
@@ -150,7 +150,7 @@ const percentile = (values: number[], p: number) => {
 };
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
 
-function latencies(ctx: AppContext, callIds: string[], field: string): number[] {
+function latencies(ctx: Parley, callIds: string[], field: string): number[] {
   const rows = ctx.sqlite
     .prepare(`SELECT data FROM call_events WHERE type = 'latency' AND call_id IN (${callIds.map(() => "?").join(",")})`)
     .all(...callIds) as { data: string }[];
@@ -248,6 +248,6 @@ console.log(
 );
 
 model.stop(true);
-closeContext(ctx);
+closeParley(ctx);
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);

@@ -8,13 +8,12 @@
 // Server and client share this process (as in the webhooks bench): memory figures include the CSV text.
 // Usage: bun scripts/bench/campaigns.ts [--rows 100000] [--runs 3] [--rates 600,1200] [--seconds 25]
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeParley, createParley, startServer } from "../../src/server.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { buildConfig } from "../../src/config/config.ts";
-import { closeContext, createContext } from "../../src/core/context.ts";
 import { createLogger } from "../../src/core/logger.ts";
-import { startServer } from "../../src/core/server.ts";
 
 const args = Object.fromEntries(process.argv.slice(2).join(" ").split("--").filter(Boolean).map((a) => a.trim().split(/\s+/)));
 const ROWS = Number(args.rows ?? 100_000);
@@ -33,7 +32,7 @@ const config = buildConfig({
   rateLimitPerMinute: "100000000",
   publicRateLimitPerMinute: "100000000",
 });
-const ctx = createContext({ config, logger: createLogger("error") });
+const ctx = createParley({ config, logger: createLogger("error") });
 const server = startServer(ctx);
 const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
 process.on("SIGINT", () => (cleanup(), process.exit(130)));
@@ -218,7 +217,7 @@ for (const [i, rate] of RATES.entries()) {
 }
 
 await server.stop();
-closeContext(ctx);
+closeParley(ctx);
 cleanup();
 
 // ---------------------------------------------------------------- summary

@@ -3,10 +3,10 @@
 // recall@10 of the two-stage search against the exact one, and hit@k of the offline embedder.
 // Usage: bun scripts/bench/kb.ts [--chunks 100000] [--queries 200]
 import { mkdtempSync, rmSync } from "node:fs";
+import { closeParley, createParley } from "../../src/server.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildConfig } from "../../src/config/config.ts";
-import { closeContext, createContext } from "../../src/core/context.ts";
 import { createLogger } from "../../src/core/logger.ts";
 import { embedTexts } from "../../src/knowledge/embedding/builtin/index.ts";
 import { nearest, searchWithVector } from "../../src/knowledge/search.ts";
@@ -22,7 +22,7 @@ const PER_SOURCE = 1000;
 const D = 384;
 
 const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-kb-"));
-const ctx = createContext({ config: buildConfig({ dataDir, logLevel: "error" }), logger: createLogger("error") });
+const ctx = createParley({ config: buildConfig({ dataDir, logLevel: "error" }), logger: createLogger("error") });
 const { workspace } = createUser(ctx, { email: "bench@example.test", passwordHash: "unused", name: "Bench" });
 const kb = createKnowledgeBase(ctx, workspace.id, { name: "Bench" });
 ctx.sqlite.prepare("UPDATE knowledge_bases SET dimension = ? WHERE id = ?").run(D, kb.id);
@@ -92,7 +92,7 @@ const embedStarted = performance.now();
 const hits = [1, 5, 10].map((k) => [k, hitAtK(embedTexts, k)] as const);
 const embedMs = performance.now() - embedStarted;
 
-closeContext(ctx);
+closeParley(ctx);
 rmSync(dataDir, { recursive: true, force: true });
 
 const f = (n: number) => n.toFixed(n < 10 ? 2 : 1);

@@ -2,12 +2,11 @@
 // latency at a steady rate, and the server's memory with 50,000 events queued for an endpoint that is down.
 // Usage: bun scripts/bench/webhooks.ts [--burst 20000] [--rate 500] [--seconds 10] [--backlog 50000]
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeParley, createParley, startServer } from "../../src/server.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildConfig } from "../../src/config/config.ts";
-import { closeContext, createContext } from "../../src/core/context.ts";
 import { createLogger } from "../../src/core/logger.ts";
-import { startServer } from "../../src/core/server.ts";
 import { createUser } from "../../src/modules/auth/service.ts";
 import { createEndpoint } from "../../src/modules/webhooks/service.ts";
 import { publishWorkspaceEvent } from "../../src/webhooks/outbox.ts";
@@ -30,7 +29,7 @@ const receiverPort = await firstLine(receiverProcess.stdout);
 const receiverUrl = `http://127.0.0.1:${receiverPort}`;
 
 const config = buildConfig({ host: "127.0.0.1", port: "0", dataDir, allowPrivateUrls: "true", logLevel: "error" });
-const ctx = createContext({ config, logger: createLogger("error") });
+const ctx = createParley({ config, logger: createLogger("error") });
 const server = startServer(ctx);
 const { workspace } = createUser(ctx, { email: "bench@example.test", passwordHash: "unused", name: "Bench" });
 createEndpoint(ctx, workspace.id, { url: `${receiverUrl}/hook`, events: ["call.completed"] });
@@ -93,7 +92,7 @@ const pending = (ctx.sqlite.prepare("SELECT count(*) AS n FROM webhook_deliverie
 const dbMiB = (statSync(join(dataDir, "parley.db")).size + walSize()) / 1024 / 1024;
 
 await server.stop();
-closeContext(ctx);
+closeParley(ctx);
 cleanup();
 
 const f = (n: number) => n.toFixed(n < 10 ? 2 : 1);

@@ -1,10 +1,9 @@
 import { existsSync } from "node:fs";
+import { closeParley, createParley, type Parley, startServer } from "../server.ts";
 import { resolve } from "node:path";
 import type { ParsedArgs } from "./args.ts";
 import { buildConfig, ConfigError, settingsFromEnv } from "../config/config.ts";
-import { closeContext, createContext, type AppContext } from "../core/context.ts";
 import { VERSION } from "../core/version.ts";
-import { startServer } from "../core/server.ts";
 import { Database } from "../db/native.ts";
 import { createApiKey } from "../modules/api-keys/service.ts";
 import { checkPasswordStrength, hashPassword } from "../modules/auth/passwords.ts";
@@ -20,9 +19,9 @@ import { users } from "../db/schema/index.ts";
 const out = (line: string) => process.stdout.write(line + "\n");
 const note = (line: string) => process.stderr.write(line + "\n");
 
-function contextFrom(args: ParsedArgs): AppContext {
+function contextFrom(args: ParsedArgs): Parley {
   const config = buildConfig({ ...settingsFromEnv(process.env), ...args.settings });
-  return createContext({ config });
+  return createParley({ config });
 }
 
 export async function serve(args: ParsedArgs): Promise<void> {
@@ -31,7 +30,7 @@ export async function serve(args: ParsedArgs): Promise<void> {
   try {
     server = startServer(ctx);
   } catch (error) {
-    closeContext(ctx);
+    closeParley(ctx);
     throw error;
   }
   ctx.logger.info(`${ctx.brand.name} ${VERSION} listening`, { url: server.url, public_url: ctx.publicUrl, data_dir: ctx.config.dataDir });
@@ -49,7 +48,7 @@ export async function serve(args: ParsedArgs): Promise<void> {
     stopping = true;
     ctx.logger.info("shutting down: finishing in-flight requests", { signal });
     await server.stop();
-    closeContext(ctx);
+    closeParley(ctx);
     ctx.logger.info("stopped cleanly");
     process.exit(0);
   };
@@ -61,7 +60,7 @@ export function migrate(args: ParsedArgs): void {
   const ctx = contextFrom(args);
   const { applied, total } = ctx.migrations;
   out(applied.length ? `applied ${applied.length} migration(s): ${applied.join(", ")}` : `database is up to date (${total} migrations)`);
-  closeContext(ctx);
+  closeParley(ctx);
 }
 
 export function version(): void {
@@ -89,7 +88,7 @@ export async function backup(args: ParsedArgs): Promise<void> {
     if (check !== "ok") throw new ConfigError(`backup written to ${path} but failed its integrity check: ${check}`);
     out(`backup written to ${path}`);
   } finally {
-    closeContext(ctx);
+    closeParley(ctx);
   }
 }
 
@@ -129,7 +128,7 @@ export async function userCreate(args: ParsedArgs): Promise<void> {
     })();
     out(`created operator ${result.userId} (${email.toLowerCase()}), owner of operator workspace ${result.workspaceId}`);
   } finally {
-    closeContext(ctx);
+    closeParley(ctx);
   }
 }
 
@@ -148,6 +147,6 @@ export function keyCreate(args: ParsedArgs): void {
     note(`created ${row.id} "${row.name}" (${row.scope}) in ${workspaceId}; the secret is shown only now:`);
     out(secret);
   } finally {
-    closeContext(ctx);
+    closeParley(ctx);
   }
 }

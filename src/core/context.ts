@@ -3,16 +3,24 @@ import { loadInstanceSecret, prepareDataDir, type DataDirLayout } from "../confi
 import { openDatabase, type Db, type Sqlite } from "../db/connection.ts";
 import { applyMigrations, type MigrationResult } from "../db/migrate.ts";
 import { MIGRATIONS } from "../db/migrations.ts";
-import { RateLimiter } from "../http/rate-limit.ts";
-import { JobRunner } from "../jobs/runner.ts";
-import { AccessTokens } from "../modules/auth/tokens.ts";
 import { deriveKey } from "../lib/crypto.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { createLogger, type Logger, type LogLevel } from "./logger.ts";
 import { WriteBehind } from "./write-behind.ts";
-import { registerJobHandlers } from "../jobs/handlers.ts";
 
-/** Everything a request handler, job or command may use. Created once per process (or per test). */
+/** What the rest of the process needs of the job queue's worker: a nudge after an enqueue, and whether it runs. */
+export interface JobQueue {
+  wake(): void;
+  readonly isRunning: boolean;
+}
+
+/** A process without a worker (one-shot commands): enqueued jobs wait in the table for the server. */
+const NO_WORKER: JobQueue = { wake() {}, isRunning: false };
+
+/**
+ * The ground floor every feature stands on: configuration, clock, logger, the database and the
+ * instance keys. It names no feature; the composition root (src/server.ts) adds the rest.
+ */
 export interface AppContext {
   config: Config;
   clock: Clock;
@@ -22,12 +30,10 @@ export interface AppContext {
   db: Db;
   /** Keys derived from the instance secret, one per purpose. */
   keys: { jwt: Uint8Array; encryption: Uint8Array };
-  tokens: AccessTokens;
   brand: { name: string; slug: string };
-  rateLimiter: RateLimiter;
   writeBehind: WriteBehind;
-  /** The durable job queue's worker; started by the server, not by one-shot commands. */
-  jobs: JobRunner;
+  /** The durable job queue's worker; the composition root installs it, one-shot commands run without. */
+  jobs: JobQueue;
   migrations: MigrationResult;
   /** The base URL links and events use; known once the server listens. */
   publicUrl: string;
@@ -54,27 +60,21 @@ export function createContext({ config, clock = systemClock, logger }: ContextOp
     throw error;
   }
   if (migrations.applied.length) log.info("database migrated", { applied: migrations.applied.join(",") });
-  const keys = { jwt: deriveKey(secret, "jwt"), encryption: deriveKey(secret, "encryption") };
-  const ctx: AppContext = {
+  return {
     config,
     clock,
     logger: log,
     dataDir,
     sqlite,
     db,
-    keys,
-    tokens: new AccessTokens(keys.jwt, clock, config.brandSlug),
+    keys: { jwt: deriveKey(secret, "jwt"), encryption: deriveKey(secret, "encryption") },
     brand: { name: config.brandName, slug: config.brandSlug },
-    rateLimiter: new RateLimiter(clock),
     writeBehind: new WriteBehind(sqlite, log),
+    jobs: NO_WORKER,
     migrations,
     publicUrl: config.publicUrl || `http://localhost:${config.port}`,
     startedAt: clock.now(),
-    jobs: undefined as unknown as JobRunner,
   };
-  ctx.jobs = new JobRunner(ctx, { leaseMs: config.jobLeaseSeconds * 1000 });
-  registerJobHandlers(ctx);
-  return ctx;
 }
 
 /** Flushes pending bookkeeping and closes the database (checkpointing the WAL). */
@@ -86,4 +86,3 @@ export function closeContext(ctx: AppContext): void {
     ctx.sqlite.close();
   }
 }
-

@@ -1,6 +1,6 @@
 import { Elysia, ElysiaCustomStatusResponse } from "elysia";
 import type { AppContext } from "../core/context.ts";
-import { recordAudit } from "../modules/audit-log/writer.ts";
+import { recordAudit } from "./audit-writer.ts";
 import { findRequestMeta } from "./request-meta.ts";
 import type { RouteIndex } from "./route-index.ts";
 

@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
-import type { AppContext } from "../core/context.ts";
-import { readCredential, resolveSession, resolveWorkspacePrincipal, WORKSPACE_HEADER } from "../modules/auth/credentials.ts";
+import type { HttpContext } from "./context.ts";
+import { readCredential, resolveSession, resolveWorkspacePrincipal, WORKSPACE_HEADER } from "./principals.ts";
 import { ApiError } from "./errors.ts";
 import { requireLevel, type Principal, type SessionPrincipal } from "./permissions.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
 import { requestMeta, type RequestMeta } from "./request-meta.ts";
 
-const plugins = new WeakMap<AppContext, ReturnType<typeof buildAuthPlugin>>();
+const plugins = new WeakMap<HttpContext, ReturnType<typeof buildAuthPlugin>>();
 
 /**
  * Route guards as macros, declared once per route:
@@ -15,7 +15,7 @@ const plugins = new WeakMap<AppContext, ReturnType<typeof buildAuthPlugin>>();
  *   { public: true }                                   anyone, rate-limited per client IP
  * They run in `transform`, before body validation, so a stranger learns nothing about a route's schema.
  */
-export function authPlugin(ctx: AppContext) {
+export function authPlugin(ctx: HttpContext) {
   let plugin = plugins.get(ctx);
   if (!plugin) {
     plugin = buildAuthPlugin(ctx);
@@ -24,7 +24,7 @@ export function authPlugin(ctx: AppContext) {
   return plugin;
 }
 
-function buildAuthPlugin(ctx: AppContext) {
+function buildAuthPlugin(ctx: HttpContext) {
   const { rateLimiter, config } = ctx;
 
   /** Anonymous traffic, and failed sign-ins, count against the client's IP. */

@@ -1,5 +1,5 @@
 import { Elysia, ValidationError } from "elysia";
-import type { AppContext } from "../core/context.ts";
+import type { HttpContext } from "./context.ts";
 import { ApiError, problemBody, problemResponse, type ErrorCode, type FieldError } from "./errors.ts";
 import { auditRequest } from "./audit-trail.ts";
 import { settleIdempotency } from "./idempotency.ts";
@@ -9,7 +9,7 @@ import type { RouteIndex } from "./route-index.ts";
 import { fieldErrors } from "./validation.ts";
 
 /** The one error handler: every failure leaves as RFC 9457 problem+json, never with a stack trace. */
-export function errorHandler(ctx: AppContext, routes: RouteIndex) {
+export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
   return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error: thrown, request, route }) => {
     // Elysia wraps whatever the body parser throws; our own errors (413, 415) come out whole.
     const error = code === "PARSE" && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown;
@@ -48,7 +48,7 @@ export function errorHandler(ctx: AppContext, routes: RouteIndex) {
   });
 }
 
-function unmatchedRoute(ctx: AppContext, routes: RouteIndex, request: Request, meta: RequestMeta, headers: Record<string, string>) {
+function unmatchedRoute(ctx: HttpContext, routes: RouteIndex, request: Request, meta: RequestMeta, headers: Record<string, string>) {
   const path = new URL(request.url).pathname;
   const allowed = routes.methodsFor(path);
   try {

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { HttpContext } from "./context.ts";
 import type { AppContext } from "../core/context.ts";
 import { VERSION } from "../core/version.ts";
 import { authPlugin } from "./auth.ts";
@@ -165,7 +166,7 @@ function toJsonSchema(schema: unknown): Json | undefined {
   return JSON.parse(JSON.stringify(uncoerce(schema))) as Json;
 }
 
-export function openApiRoutes(ctx: AppContext, routes: RouteIndex) {
+export function openApiRoutes(ctx: HttpContext, routes: RouteIndex) {
   let cached: Json | null = null;
   const document = () => (cached ??= buildOpenApi(ctx, routes));
   return new Elysia()

@@ -1,6 +1,5 @@
-import { and, eq, lt, or, type SQL } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { t, type TSchema } from "elysia";
+import type { PageRequest } from "../db/pagination.ts";
 import { decodeCursor, encodeCursor, type CursorPosition } from "../lib/cursor.ts";
 import { invalid } from "./errors.ts";
 
@@ -21,21 +20,12 @@ export function ListOf<T extends TSchema>(item: T, description?: string) {
   );
 }
 
-export interface PageRequest {
-  limit: number;
-  after: CursorPosition | null;
-}
+export type { PageRequest };
 
 export function pageRequest(query: { limit?: number; cursor?: string }): PageRequest {
   const after = query.cursor ? decodeCursor(query.cursor) : null;
   if (query.cursor && !after) throw invalid("cursor", "is not a cursor returned by this list");
   return { limit: query.limit ?? 20, after };
-}
-
-/** Rows newer-first: everything strictly after the cursor in (created_at DESC, id DESC) order. */
-export function afterCursor(createdAt: SQLiteColumn, id: SQLiteColumn, after: CursorPosition | null): SQL | undefined {
-  if (!after) return undefined;
-  return or(lt(createdAt, after.at), and(eq(createdAt, after.at), lt(id, after.id)));
 }
 
 /** `rows` must hold up to limit + 1 rows: the extra one only tells whether another page exists. */

@@ -1,10 +1,9 @@
 // A Parley server process that keeps publishing events: the crash test SIGKILLs it at random moments.
 // Usage: bun event-producer.ts <data-dir> <receiver-url> <total-events>
 import { sql } from "drizzle-orm";
+import { closeParley, createParley, startServer } from "../../src/server.ts";
 import { buildConfig } from "../../src/config/config.ts";
-import { closeContext, createContext } from "../../src/core/context.ts";
 import { createLogger } from "../../src/core/logger.ts";
-import { startServer } from "../../src/core/server.ts";
 import { events, webhookEndpoints, workspaces } from "../../src/db/schema/index.ts";
 import { createUser } from "../../src/modules/auth/service.ts";
 import { createEndpoint } from "../../src/modules/webhooks/service.ts";
@@ -13,7 +12,7 @@ import { publishWorkspaceEvent } from "../../src/webhooks/outbox.ts";
 const [dataDir, receiverUrl, totalText] = process.argv.slice(2);
 const total = Number(totalText);
 const config = buildConfig({ host: "127.0.0.1", port: "0", dataDir, allowPrivateUrls: "true", jobLeaseSeconds: "1", logLevel: "warn" });
-const ctx = createContext({ config, logger: createLogger("warn") });
+const ctx = createParley({ config, logger: createLogger("warn") });
 
 let workspaceId = ctx.db.select({ id: workspaces.id }).from(workspaces).get()?.id;
 if (!workspaceId) {
@@ -25,7 +24,7 @@ if (!ctx.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).get()) {
 const server = startServer(ctx);
 process.on("SIGTERM", async () => {
   await server.stop();
-  closeContext(ctx);
+  closeParley(ctx);
   process.exit(0);
 });
 

@@ -1,16 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { closeParley, createParley, type Parley, startServer } from "../../src/server.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildConfig, type RawSettings } from "../../src/config/config.ts";
 import { ManualClock } from "../../src/core/clock.ts";
-import { closeContext, createContext, type AppContext } from "../../src/core/context.ts";
 import { createLogger, type Logger } from "../../src/core/logger.ts";
-import { startServer } from "../../src/core/server.ts";
 import { ApiClient } from "./client.ts";
 
 export interface TestServer {
   url: string;
-  ctx: AppContext;
+  ctx: Parley;
   clock: ManualClock;
   /** Every line the server logged (password-reset links end up here). */
   logs: string[];
@@ -24,13 +23,13 @@ export function createTestContext(settings: RawSettings = {}, startAt = Date.now
   const config = buildConfig({ host: "127.0.0.1", port: "0", dataDir, allowPrivateUrls: "true", ...settings });
   const clock = new ManualClock(startAt);
   const logs: string[] = [];
-  const ctx = createContext({ config, clock, logger: createLogger("info", (line) => logs.push(line)) });
+  const ctx = createParley({ config, clock, logger: createLogger("info", (line) => logs.push(line)) });
   return {
     ctx,
     clock,
     logs,
     close() {
-      closeContext(ctx);
+      closeParley(ctx);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -64,7 +63,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const logs: string[] = [];
   const logger: Logger = createLogger("info", (line) => logs.push(line));
   if (options.webhookTimeoutMs) config.webhookTimeoutMs = options.webhookTimeoutMs;
-  const ctx = createContext({ config, clock, logger });
+  const ctx = createParley({ config, clock, logger });
   const server = startServer(ctx);
   return {
     url: server.url,
@@ -74,7 +73,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     api: new ApiClient(server.url),
     async stop() {
       await server.stop();
-      closeContext(ctx);
+      closeParley(ctx);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

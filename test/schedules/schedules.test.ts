@@ -3,15 +3,14 @@
 // runs, daylight-saving changes, and the missed-run policy after an outage (a restart on the same
 // data dir with the clock moved on).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { closeParley, createParley, type Parley, startServer } from "../../src/server.ts";
 import { and, eq } from "drizzle-orm";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildConfig } from "../../src/config/config.ts";
 import { ManualClock } from "../../src/core/clock.ts";
-import { closeContext, createContext, type AppContext } from "../../src/core/context.ts";
 import { createLogger } from "../../src/core/logger.ts";
-import { startServer } from "../../src/core/server.ts";
 import { jobs, scheduleRuns, schedules } from "../../src/db/schema/index.ts";
 import { enqueueJob } from "../../src/jobs/queue.ts";
 import type { RunningJob } from "../../src/jobs/runner.ts";
@@ -65,13 +64,13 @@ function isoWithOffset(ms: number, offsetMinutes: number): string {
 }
 
 /** Calls a schedule placed, straight from the table (the API's list has no metadata filter). */
-function callsOf(ctx: AppContext, scheduleId: string): { id: string; createdAt: number }[] {
+function callsOf(ctx: Parley, scheduleId: string): { id: string; createdAt: number }[] {
   return ctx.sqlite
     .prepare("SELECT id, created_at AS createdAt FROM calls WHERE json_extract(metadata, '$.schedule_id') = ? ORDER BY created_at, id")
     .all(scheduleId) as { id: string; createdAt: number }[];
 }
 
-function jobsOf(ctx: AppContext, scheduleId: string, runAt: number) {
+function jobsOf(ctx: Parley, scheduleId: string, runAt: number) {
   return ctx.db.select().from(jobs).where(eq(jobs.uniqueKey, `${RUN_JOB}:${scheduleId}:${runAt}`)).all();
 }
 
@@ -81,7 +80,7 @@ function fakeJob(scheduleId: string, runAt: number, workspaceId: string): Runnin
 }
 
 /** Moves the fake clock to `ms` (never back) and runs every job that is due, calls placed included. */
-async function moveTo(ctx: AppContext, clock: ManualClock, ms: number): Promise<void> {
+async function moveTo(ctx: Parley, clock: ManualClock, ms: number): Promise<void> {
   if (ms > clock.now()) clock.set(ms);
   await ctx.jobs.drain();
 }
@@ -504,7 +503,7 @@ function bootOn(dataDir: string, startAt: number) {
     ...SETTINGS,
   });
   const clock = new ManualClock(startAt);
-  const ctx = createContext({ config, clock, logger: createLogger("info", () => {}) });
+  const ctx = createParley({ config, clock, logger: createLogger("info", () => {}) });
   const server = startServer(ctx);
   return {
     ctx,
@@ -512,7 +511,7 @@ function bootOn(dataDir: string, startAt: number) {
     api: new ApiClient(server.url),
     async stop() {
       await server.stop();
-      closeContext(ctx);
+      closeParley(ctx);
     },
   };
 }

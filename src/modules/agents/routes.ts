@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { ApiError, invalid } from "../../http/errors.ts";
@@ -22,7 +22,7 @@ import * as service from "./service.ts";
 
 const doc = docsFor("Agents");
 
-export function agentRoutes(ctx: AppContext) {
+export function agentRoutes(ctx: HttpContext) {
   const actor = (p: { userId: string | null; apiKeyId: string | null }) => p.userId ?? p.apiKeyId;
   return new Elysia({ prefix: "/v1/agents" })
     .use(authPlugin(ctx))

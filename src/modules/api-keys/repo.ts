@@ -2,7 +2,7 @@ import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { prepared } from "../../db/prepared.ts";
 import { apiKeys } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 

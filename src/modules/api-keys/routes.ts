@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
@@ -10,7 +10,7 @@ import { createApiKey, getApiKey, renameKey, revokeKey, withPendingUse } from ".
 
 const doc = docsFor("API keys");
 
-export function apiKeyRoutes(ctx: AppContext) {
+export function apiKeyRoutes(ctx: HttpContext) {
   return new Elysia({ prefix: "/v1/api-keys" })
     .use(authPlugin(ctx))
     .get(

@@ -5,7 +5,7 @@ import { sha256Hex } from "../../lib/crypto.ts";
 import { newId } from "../../lib/ids.ts";
 import { randomBase62 } from "../../lib/random.ts";
 import { findApiKey, insertApiKey, renameApiKey, revokeApiKey, type ApiKeyRow } from "./repo.ts";
-import { lastUsedAt } from "./usage.ts";
+import { lastUsedAt } from "../../http/key-usage.ts";
 
 /** Secret length in base62 characters: 40 × log2(62) ≈ 238 bits. */
 const SECRET_LENGTH = 40;

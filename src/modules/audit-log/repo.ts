@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, lt, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { auditLog } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 
 export type AuditRow = typeof auditLog.$inferSelect;
 

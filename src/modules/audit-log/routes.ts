@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { invalid, notFound } from "../../http/errors.ts";
@@ -60,7 +60,7 @@ function timeFilter(field: string, value: string | undefined): number | undefine
   return ms;
 }
 
-export function auditLogRoutes(ctx: AppContext) {
+export function auditLogRoutes(ctx: HttpContext) {
   return new Elysia({ prefix: "/v1/audit-log" })
     .use(authPlugin(ctx))
     .get(

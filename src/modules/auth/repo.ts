@@ -2,7 +2,7 @@ import { and, desc, eq, isNull, ne, gt, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { prepared } from "../../db/prepared.ts";
 import { passwordResets, refreshTokens, sessions, users } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 
 export type UserRow = typeof users.$inferSelect;
 export type SessionRow = typeof sessions.$inferSelect;

@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { ApiError } from "../../http/errors.ts";
@@ -24,7 +24,7 @@ const client = (request: Request): auth.ClientInfo => {
   return { ip: meta.ip, userAgent: meta.userAgent, requestId: meta.id };
 };
 
-export function authRoutes(ctx: AppContext) {
+export function authRoutes(ctx: HttpContext) {
   return new Elysia({ prefix: "/v1/auth" })
     .use(authPlugin(ctx))
     .post(

@@ -1,15 +1,17 @@
 import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { ApiError, invalid } from "../../http/errors.ts";
 import type { SessionPrincipal } from "../../http/permissions.ts";
 import { newId } from "../../lib/ids.ts";
 import { DAY, HOUR } from "../../lib/time.ts";
-import { recordAudit } from "../audit-log/writer.ts";
+import { recordAudit } from "../../http/audit-writer.ts";
 import { firstWorkspaceOf, membershipOf } from "../workspaces/repo.ts";
 import { createWorkspaceWithOwner } from "../workspaces/service.ts";
 import type { WorkspaceRow } from "../workspaces/repo.ts";
 import { checkPasswordStrength, hashPassword, verifyPassword } from "./passwords.ts";
 import * as repo from "./repo.ts";
-import { ACCESS_TOKEN_TTL_SECONDS, hashOpaqueToken, newOpaqueToken } from "./tokens.ts";
+import { ACCESS_TOKEN_TTL_SECONDS } from "../../http/access-tokens.ts";
+import { hashOpaqueToken, newOpaqueToken } from "../../lib/opaque-token.ts";
 
 /** A refresh token keeps a session alive this long after its last use. */
 export const SESSION_IDLE_LIFETIME_MS = 30 * DAY;
@@ -30,7 +32,7 @@ export interface TokenPair {
 }
 
 export async function register(
-  ctx: AppContext,
+  ctx: HttpContext,
   input: { email: string; password: string; name?: string; workspace_name?: string },
   client: ClientInfo,
 ): Promise<{ user: repo.UserRow; workspace: WorkspaceRow; tokens: TokenPair }> {
@@ -64,7 +66,7 @@ export function createUser(
   })();
 }
 
-export async function login(ctx: AppContext, input: { email: string; password: string; workspace_id?: string }, client: ClientInfo): Promise<TokenPair> {
+export async function login(ctx: HttpContext, input: { email: string; password: string; workspace_id?: string }, client: ClientInfo): Promise<TokenPair> {
   const user = repo.findUserByEmail(ctx.db, input.email);
   const valid = await verifyPassword(input.password, user?.passwordHash ?? null);
   if (!user || !valid) throw new ApiError("invalid_credentials", "e-mail or password is incorrect");
@@ -76,7 +78,7 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   return startSession(ctx, user.id, workspaceId, client);
 }
 
-async function startSession(ctx: AppContext, userId: string, workspaceId: string | null, client: ClientInfo): Promise<TokenPair> {
+async function startSession(ctx: HttpContext, userId: string, workspaceId: string | null, client: ClientInfo): Promise<TokenPair> {
   const now = ctx.clock.now();
   const sessionId = newId("ses");
   const refresh = newOpaqueToken();
@@ -88,7 +90,7 @@ async function startSession(ctx: AppContext, userId: string, workspaceId: string
   return tokenPair(ctx, userId, sessionId, workspaceId, refresh.token);
 }
 
-async function tokenPair(ctx: AppContext, userId: string, sessionId: string, workspaceId: string | null, refreshToken: string): Promise<TokenPair> {
+async function tokenPair(ctx: HttpContext, userId: string, sessionId: string, workspaceId: string | null, refreshToken: string): Promise<TokenPair> {
   const access = await ctx.tokens.issue({ sub: userId, sid: sessionId, ws: workspaceId });
   return { access_token: access, refresh_token: refreshToken, expires_in: ACCESS_TOKEN_TTL_SECONDS, token_type: "Bearer", workspace_id: workspaceId };
 }
@@ -97,7 +99,7 @@ async function tokenPair(ctx: AppContext, userId: string, sessionId: string, wor
  * Rotates the refresh token. Presenting one that was already rotated means two parties hold it:
  * the whole session (every token of the family) is revoked.
  */
-export async function refresh(ctx: AppContext, refreshToken: string): Promise<TokenPair> {
+export async function refresh(ctx: HttpContext, refreshToken: string): Promise<TokenPair> {
   const now = ctx.clock.now();
   const oldHash = hashOpaqueToken(refreshToken);
   const found = repo.findRefreshToken(ctx.db, oldHash);

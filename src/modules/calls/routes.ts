@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
@@ -17,7 +17,7 @@ const doc = docsFor("Calls");
 const EXPORT_PAGE = 500;
 const EXPORT_COLUMNS = ["call_id", "created_at", "direction", "agent_id", "from", "to", "status", "end_reason", "duration_seconds", "started_at", "ended_at", "summary", "extracted", "metadata"];
 
-export function callRoutes(ctx: AppContext) {
+export function callRoutes(ctx: HttpContext) {
   const json = (row: Parameters<typeof callJson>[0]) => callJson(row, ctx.publicUrl);
   return new Elysia({ prefix: "/v1/calls" })
     .use(authPlugin(ctx))

@@ -3,7 +3,7 @@ import { and, desc, eq, gt, gte, lt, notInArray, or, type SQL } from "drizzle-or
 import type { AppContext } from "../../core/context.ts";
 import { callEvents, calls, LIVE_STATUSES, type CallStatus } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound, type FieldError } from "../../http/errors.ts";
-import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { parseIso } from "../../lib/time.ts";
 import { enqueueJob } from "../../jobs/queue.ts";

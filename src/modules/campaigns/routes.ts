@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { CAMPAIGN_STATUSES, CONTACT_STATUSES } from "../../db/schema/index.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { StreamedBody } from "../../http/body-parser.ts";
@@ -30,7 +30,7 @@ const Stats = t.Object({
   average_duration_seconds: t.Union([t.Number(), t.Null()], { description: "Per answered call" }),
 });
 
-export function campaignRoutes(ctx: AppContext) {
+export function campaignRoutes(ctx: HttpContext) {
   const json = (row: CampaignRow) => campaignJson(row, contactCounts(ctx, row.id));
   return new Elysia({ prefix: "/v1/campaigns" })
     .use(authPlugin(ctx))

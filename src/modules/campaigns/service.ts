@@ -3,7 +3,7 @@ import { isSupportedCountry } from "libphonenumber-js/max";
 import type { AppContext } from "../../core/context.ts";
 import { campaignContacts, campaigns, workspaces, type CallingWindow, type CampaignStatus, type ContactStatus, type RetryPolicy } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
-import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { isValidTimeZone, parseIso } from "../../lib/time.ts";
 import { referencedAgent } from "../agents/service.ts";

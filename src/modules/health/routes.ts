@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import type { HttpContext } from "../../http/context.ts";
 import type { AppContext } from "../../core/context.ts";
 import { VERSION } from "../../core/version.ts";
 import { authPlugin } from "../../http/auth.ts";
@@ -25,7 +26,7 @@ export const Health = t.Object({
   }),
 });
 
-export function healthRoutes(ctx: AppContext) {
+export function healthRoutes(ctx: HttpContext) {
   return new Elysia().use(authPlugin(ctx)).get(
     "/v1/health",
     ({ set }) => {

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { knowledgeBases, knowledgeSources } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 
 export type KnowledgeBaseRow = typeof knowledgeBases.$inferSelect;
 export type SourceRow = typeof knowledgeSources.$inferSelect;

@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
@@ -13,7 +13,7 @@ import * as service from "./service.ts";
 const doc = docsFor("Knowledge bases");
 const SourceParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), src: t.String({ minLength: 1, maxLength: 64 }) });
 
-export function knowledgeBaseRoutes(ctx: AppContext) {
+export function knowledgeBaseRoutes(ctx: HttpContext) {
   const kbJson = (row: Parameters<typeof knowledgeBaseJson>[0]) => knowledgeBaseJson(row, service.sourceCounts(ctx, row.id));
   const byCreation = (row: { createdAt: number; id: string }) => ({ at: row.createdAt, id: row.id });
   return new Elysia({ prefix: "/v1/knowledge-base" })

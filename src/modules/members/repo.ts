@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { invitations, members, users } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 import type { Role } from "../../http/permissions.ts";
 
 export type InvitationRow = typeof invitations.$inferSelect;

@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
@@ -12,7 +12,7 @@ import { acceptInvitation, changeRole, invite, removeMember } from "./service.ts
 
 const doc = docsFor("Members");
 
-export function memberRoutes(ctx: AppContext) {
+export function memberRoutes(ctx: HttpContext) {
   return new Elysia({ prefix: "/v1/workspaces" })
     .use(authPlugin(ctx))
     .get(

@@ -4,7 +4,7 @@ import type { Principal, Role, SessionPrincipal } from "../../http/permissions.t
 import { newId } from "../../lib/ids.ts";
 import { DAY } from "../../lib/time.ts";
 import { findUser } from "../auth/repo.ts";
-import { hashOpaqueToken, newOpaqueToken } from "../auth/tokens.ts";
+import { hashOpaqueToken, newOpaqueToken } from "../../lib/opaque-token.ts";
 import { insertMember, membershipOf } from "../workspaces/repo.ts";
 import * as repo from "./repo.ts";
 

@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
@@ -9,7 +9,7 @@ import * as service from "./service.ts";
 
 const doc = docsFor("Phone numbers");
 
-export function phoneNumberRoutes(ctx: AppContext) {
+export function phoneNumberRoutes(ctx: HttpContext) {
   return new Elysia({ prefix: "/v1/phone-numbers" })
     .use(authPlugin(ctx))
     .get(

@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { providerConnections } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 
 export type ProviderRow = typeof providerConnections.$inferSelect;
 export type ProviderKind = ProviderRow["kind"];

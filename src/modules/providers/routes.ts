@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
@@ -11,7 +11,7 @@ import * as service from "./service.ts";
 
 const doc = docsFor("Providers");
 
-export function providerRoutes(ctx: AppContext) {
+export function providerRoutes(ctx: HttpContext) {
   const json = (row: Parameters<typeof providerJson>[0]) => providerJson(row, service.lastFour(ctx, row));
   return new Elysia({ prefix: "/v1/providers" })
     .use(authPlugin(ctx))

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { OneOf } from "../../http/models.ts";
@@ -32,7 +32,7 @@ const RealtimeHealth = t.Object({
 });
 
 /** Voice configuration at a glance: the engines this instance has, and whether an agent can talk. */
-export function realtimeRoutes(ctx: AppContext) {
+export function realtimeRoutes(ctx: HttpContext) {
   return new Elysia({ prefix: "/v1/realtime" }).use(authPlugin(ctx)).get(
     "/health",
     ({ principal, query }) => {

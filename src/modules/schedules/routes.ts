@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { SCHEDULE_STATUSES } from "../../db/schema/index.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
@@ -10,7 +10,7 @@ import * as service from "./service.ts";
 
 const doc = docsFor("Schedules");
 
-export function scheduleRoutes(ctx: AppContext) {
+export function scheduleRoutes(ctx: HttpContext) {
   const json = (row: ScheduleRow) => scheduleJson(row, service.runsOf(ctx, row.id));
   return new Elysia({ prefix: "/v1/schedules" })
     .use(authPlugin(ctx))

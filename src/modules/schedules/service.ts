@@ -3,7 +3,7 @@ import { and, desc, eq, inArray, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { scheduleRuns, schedules } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
-import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { isValidTimeZone, parseIso } from "../../lib/time.ts";
 import { enqueueJob } from "../../jobs/queue.ts";

@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
@@ -11,7 +11,7 @@ import { createTool, deleteTool, getTool, headerNames, updateTool } from "./serv
 
 const doc = docsFor("Tools");
 
-export function toolRoutes(ctx: AppContext) {
+export function toolRoutes(ctx: HttpContext) {
   return new Elysia({ prefix: "/v1/tools" })
     .use(authPlugin(ctx))
     .get(

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { ApiError, invalid } from "../../http/errors.ts";
@@ -41,7 +41,7 @@ const PreviewBody = t.Object(
 /** A preview is a sample, not a call: wideband, mono. */
 const PREVIEW_RATE = 16_000;
 
-export function voiceRoutes(ctx: AppContext) {
+export function voiceRoutes(ctx: HttpContext) {
   return new Elysia({ prefix: "/v1/voices" })
     .use(authPlugin(ctx))
     .get(

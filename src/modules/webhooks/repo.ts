@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gte, lt, or, isNotNull, isNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../http/pagination.ts";
+import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type EventRow = typeof events.$inferSelect;

@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { invalid, notFound } from "../../http/errors.ts";
@@ -33,7 +33,7 @@ const AttemptsQuery = t.Object({
 
 const DeadLetterQuery = t.Object({ ...listQuery, endpoint_id: t.Optional(t.String()) });
 
-export function webhookRoutes(ctx: AppContext) {
+export function webhookRoutes(ctx: HttpContext) {
   const byCreation = (row: { createdAt: number; id: string }) => ({ at: row.createdAt, id: row.id });
   return new Elysia({ prefix: "/v1/webhooks" })
     .use(authPlugin(ctx))

@@ -1,5 +1,5 @@
 import { Elysia, status, t } from "elysia";
-import type { AppContext } from "../../core/context.ts";
+import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
@@ -9,7 +9,7 @@ import { createWorkspaceWithOwner, getWorkspace, updateWorkspaceSettings } from 
 
 const doc = docsFor("Workspaces");
 
-export function workspaceRoutes(ctx: AppContext) {
+export function workspaceRoutes(ctx: HttpContext) {
   return new Elysia({ prefix: "/v1/workspaces" })
     .use(authPlugin(ctx))
     .get(

@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import type { HttpContext } from "../../http/context.ts";
 import type { AppContext } from "../../core/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { ApiError } from "../../http/errors.ts";
@@ -43,7 +44,7 @@ function numberFor(ctx: AppContext, principal: Principal, to: string) {
  * recognition `{type:"announce",text,start_ms,end_ms}` (ms of audio sent since `answered`).
  * Not part of the public contract (hidden from the OpenAPI document); the browser session reuses it.
  */
-export function softphoneRoutes(ctx: AppContext) {
+export function softphoneRoutes(ctx: HttpContext) {
   const legs = new Map<string, { leg: SoftphoneLeg; callId: string }>();
   return new Elysia().use(authPlugin(ctx)).ws("/v1/telephony/simulated/softphone", {
     auth: "write",

@@ -1,11 +1,12 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { AppContext } from "../../core/context.ts";
-import { prepared } from "../../db/prepared.ts";
-import { apiKeys, members, sessions, workspaces } from "../../db/schema/index.ts";
-import { ApiError } from "../../http/errors.ts";
-import { ROLE_LEVEL, SCOPE_LEVEL, type Principal, type SessionPrincipal } from "../../http/permissions.ts";
-import { sha256Hex } from "../../lib/crypto.ts";
-import { recordKeyUse } from "../api-keys/usage.ts";
+import type { AppContext } from "../core/context.ts";
+import type { HttpContext } from "./context.ts";
+import { prepared } from "../db/prepared.ts";
+import { apiKeys, members, sessions, workspaces } from "../db/schema/index.ts";
+import { ApiError } from "./errors.ts";
+import { ROLE_LEVEL, SCOPE_LEVEL, type Principal, type SessionPrincipal } from "./permissions.ts";
+import { sha256Hex } from "../lib/crypto.ts";
+import { recordKeyUse } from "./key-usage.ts";
 
 /** The header a signed-in user sends to act in another of their workspaces. */
 export const WORKSPACE_HEADER = "x-workspace-id";
@@ -50,7 +51,7 @@ export function readCredential(authorization: string | null): Credential | null 
  * THE place a credential becomes a principal: an API key or a user's JWT, resolved to the
  * workspace it acts in and the level it holds there. Routes only declare what they need.
  */
-export async function resolveWorkspacePrincipal(ctx: AppContext, credential: Credential, requestedWorkspace: string | null): Promise<Principal> {
+export async function resolveWorkspacePrincipal(ctx: HttpContext, credential: Credential, requestedWorkspace: string | null): Promise<Principal> {
   if (credential.kind === "api_key") {
     if (requestedWorkspace) throw new ApiError("bad_request", `${WORKSPACE_HEADER} applies to user sessions; an API key belongs to one workspace`);
     return resolveApiKey(ctx, credential.secret);
@@ -93,7 +94,7 @@ function resolveApiKey(ctx: AppContext, secret: string): Principal {
 }
 
 /** A user's JWT whose session (refresh-token family) is still alive. */
-export async function resolveSession(ctx: AppContext, token: string): Promise<SessionPrincipal> {
+export async function resolveSession(ctx: HttpContext, token: string): Promise<SessionPrincipal> {
   const claims = await ctx.tokens.verify(token);
   const session = sessionQuery(ctx.db).get({ sessionId: claims.sid, userId: claims.sub });
   if (!session || session.revokedAt !== null || session.expiresAt <= ctx.clock.now()) {

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
-import type { AppContext } from "../../core/context.ts";
-import { prepared } from "../../db/prepared.ts";
-import { auditLog } from "../../db/schema/index.ts";
-import { newId } from "../../lib/ids.ts";
+import type { AppContext } from "../core/context.ts";
+import { prepared } from "../db/prepared.ts";
+import { auditLog } from "../db/schema/index.ts";
+import { newId } from "../lib/ids.ts";
 
 export interface AuditEntry {
   workspaceId: string;

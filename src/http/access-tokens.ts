@@ -1,8 +1,6 @@
 import { jwt } from "@elysiajs/jwt";
-import type { Clock } from "../../core/clock.ts";
-import { ApiError } from "../../http/errors.ts";
-import { randomBase62 } from "../../lib/random.ts";
-import { sha256Hex } from "../../lib/crypto.ts";
+import type { Clock } from "../core/clock.ts";
+import { ApiError } from "./errors.ts";
 
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 
@@ -71,14 +69,4 @@ function unverifiedExpiry(token: string): number | null {
   } catch {
     return null;
   }
-}
-
-/** Opaque one-time secrets (refresh tokens, reset and invitation tokens): only their hash is stored. */
-export function newOpaqueToken(): { token: string; hash: string } {
-  const token = randomBase62(48);
-  return { token, hash: hashOpaqueToken(token) };
-}
-
-export function hashOpaqueToken(token: string): string {
-  return sha256Hex(token);
 }

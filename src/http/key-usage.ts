@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
-import type { AppContext } from "../../core/context.ts";
-import { prepared } from "../../db/prepared.ts";
-import { apiKeys } from "../../db/schema/index.ts";
+import type { AppContext } from "../core/context.ts";
+import { prepared } from "../db/prepared.ts";
+import { apiKeys } from "../db/schema/index.ts";
 
 // last_used_at is bookkeeping: coalesced per key and written with the next batch, never per request.
 const pendingByContext = new WeakMap<AppContext, Map<string, number>>();
