@@ -1,5 +1,7 @@
 import { Elysia } from "elysia";
 import type { HttpContext } from "./http/context.ts";
+import type { InboundCalls } from "./telephony/types.ts";
+import type { BrainServices } from "./voice/brains/services.ts";
 import { auditTrail } from "./http/audit-trail.ts";
 import { bodyParser } from "./http/body-parser.ts";
 import { errorHandler } from "./http/error-handler.ts";
@@ -26,11 +28,21 @@ import { softphoneRoutes } from "./telephony/simulated/softphone-route.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 
+/** What the composition root hands the route families: the services they reach across features. */
+export interface AppServices {
+  brains: BrainServices;
+  inbound: InboundCalls;
+  /** Agents whose configuration names an id (a tool, a knowledge base, a provider connection). */
+  agentsUsing: (workspaceId: string, id: string) => { id: string; name: string }[];
+  /** What still depends on an agent (numbers, campaigns, schedules), one sentence each. */
+  agentUsage: (workspaceId: string, agentId: string) => string[];
+}
+
 /**
  * The whole HTTP surface: shared plugins in a fixed order, then every resource family once.
  * No listen() here; main.ts and the tests decide where it serves.
  */
-export function createApp(ctx: HttpContext) {
+export function createApp(ctx: HttpContext, services: AppServices) {
   const routes = new RouteIndex();
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
@@ -49,14 +61,14 @@ export function createApp(ctx: HttpContext) {
     .use(memberRoutes(ctx))
     .use(apiKeyRoutes(ctx))
     .use(auditLogRoutes(ctx))
-    .use(agentRoutes(ctx))
-    .use(toolRoutes(ctx))
-    .use(knowledgeBaseRoutes(ctx))
-    .use(providerRoutes(ctx))
+    .use(agentRoutes(ctx, services.brains, services.agentUsage))
+    .use(toolRoutes(ctx, services.agentsUsing))
+    .use(knowledgeBaseRoutes(ctx, services.agentsUsing))
+    .use(providerRoutes(ctx, services.agentsUsing))
     .use(phoneNumberRoutes(ctx))
     .use(callRoutes(ctx))
     .use(voiceRoutes(ctx))
-    .use(softphoneRoutes(ctx))
+    .use(softphoneRoutes(ctx, services.inbound))
     .use(campaignRoutes(ctx))
     .use(scheduleRoutes(ctx))
     .use(realtimeRoutes(ctx))

@@ -1,21 +1,32 @@
 // The composition root: builds the context, installs the job runner, wires each feature to the
 // services of the others, registers every job type, and starts (or stops) the server.
-import { createApp } from "./app.ts";
+import { createApp, type AppServices } from "./app.ts";
 import { ConfigError, publicBaseUrl } from "./config/config.ts";
-import { closeContext, createContext, type ContextOptions } from "./core/context.ts";
+import { closeContext, createContext, type AppContext, type ContextOptions } from "./core/context.ts";
 import { withHttp, type HttpContext } from "./http/context.ts";
 import { JobRunner } from "./jobs/runner.ts";
 import { INDEX_JOB, indexSource } from "./knowledge/indexing.ts";
+import { searchKnowledge } from "./knowledge/search.ts";
+import { agentsReferencing } from "./modules/agents/repo.ts";
 import { finalizeCall } from "./modules/calls/finalize.ts";
-import { FINALIZE_JOB, registerCallEndHook } from "./modules/calls/lifecycle.ts";
+import { inboundCalls } from "./modules/calls/inbound.ts";
+import { endCallsOfPreviousRun, FINALIZE_JOB, onCallEnd } from "./modules/calls/lifecycle.ts";
 import { PLACE_JOB } from "./modules/calls/service.ts";
 import { DISPATCH_JOB, dispatchCampaign } from "./modules/campaigns/dispatcher.ts";
 import { recordCampaignOutcome } from "./modules/campaigns/outcomes.ts";
+import { campaignsUsingAgent } from "./modules/campaigns/service.ts";
+import { numbersUsingAgent } from "./modules/phone-numbers/service.ts";
 import { runSchedule } from "./modules/schedules/runner.ts";
-import { RUN_JOB } from "./modules/schedules/service.ts";
+import { RUN_JOB, schedulesUsingAgent } from "./modules/schedules/service.ts";
+import { invokeTool } from "./modules/tools/invoke.ts";
+import { toolConfigOf } from "./modules/tools/models.ts";
+import { findTool, findTools } from "./modules/tools/repo.ts";
+import { connectionOf } from "./providers/connection.ts";
+import { findProvider } from "./providers/store.ts";
 import { startSystemSweeps } from "./scheduler/system-sweeps.ts";
-import { placeCall } from "./voice/runtime/connect.ts";
-import { endLiveCallsAtShutdown } from "./voice/runtime/watchdog.ts";
+import type { BrainServices } from "./voice/brains/services.ts";
+import { placeCall } from "./modules/calls/connect.ts";
+import { endLiveCallsAtShutdown, watchLiveCalls } from "./voice/runtime/watchdog.ts";
 import { deliverWebhook } from "./webhooks/delivery.ts";
 import { DELIVER_JOB } from "./webhooks/outbox.ts";
 
@@ -28,14 +39,46 @@ const MAX_REQUEST_BODY_BYTES = 32 * 1024 * 1024;
 /** One Parley: the context every feature shares, with the job runner this process drives. */
 export interface Parley extends HttpContext {
   jobs: JobRunner;
+  /** What the route families reach across features. */
+  services: AppServices;
 }
 
 /** Opens the data dir and database (migrated), and wires every feature; nothing runs until startServer. */
 export function createParley(options: ContextOptions): Parley {
   const ctx = withHttp(createContext(options));
-  const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }) });
+  const brains = brainServices(ctx);
+  const services: AppServices = {
+    brains,
+    inbound: inboundCalls(ctx, brains),
+    agentsUsing: (workspaceId, id) => agentsReferencing(ctx.db, workspaceId, id),
+    agentUsage: (workspaceId, agentId) => [numbersUsingAgent, campaignsUsingAgent, schedulesUsingAgent].flatMap((check) => check(ctx, workspaceId, agentId)),
+  };
+  const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }), services });
   registerJobHandlers(parley);
   return parley;
+}
+
+/** A brain's tools, knowledge and language model, from the features that keep them. */
+function brainServices(ctx: AppContext): BrainServices {
+  return {
+    tools: (workspaceId, ids) =>
+      findTools(ctx.db, workspaceId, ids).map((row) => {
+        const config = toolConfigOf(row);
+        return { id: row.id, name: config.name, description: config.description, parameters: config.parameters };
+      }),
+    async invokeTool(workspaceId, toolId, args, context) {
+      const tool = findTool(ctx.db, workspaceId, toolId);
+      if (!tool) return { ok: false, result: { error: "the tool no longer exists" } };
+      const invocation = await invokeTool(ctx, tool, args, context);
+      return { ok: invocation.error === null, result: invocation.result };
+    },
+    searchKnowledge: (workspaceId, knowledgeBaseIds, query, options) => searchKnowledge(ctx, workspaceId, knowledgeBaseIds, query, options),
+    languageModel(workspaceId, providerId) {
+      const row = findProvider(ctx.db, workspaceId, providerId);
+      return row ? connectionOf(ctx, row) : null;
+    },
+    now: () => ctx.clock.now(),
+  };
 }
 
 export function closeParley(parley: Parley): void {
@@ -44,8 +87,8 @@ export function closeParley(parley: Parley): void {
 
 /** Every job type the server runs. */
 function registerJobHandlers(ctx: Parley): void {
-  // A campaign contact moves on in the same transaction as its call's end (a Set: registering twice is harmless).
-  registerCallEndHook(recordCampaignOutcome);
+  // A campaign contact moves on in the same transaction as its call's end.
+  onCallEnd(ctx, recordCampaignOutcome);
   // Deliveries wait on the network, not the CPU: many may be in flight on a small box.
   ctx.jobs.register<{ delivery_id: string }>(DELIVER_JOB, (job) => deliverWebhook(ctx, job), {
     concurrency: 32,
@@ -55,7 +98,7 @@ function registerJobHandlers(ctx: Parley): void {
   // Embedding is CPU work on this box (the built-in embedder): two at a time leave room for requests.
   ctx.jobs.register<{ source_id: string }>(INDEX_JOB, (job) => indexSource(ctx, job), { concurrency: 2, maxAttempts: 5 });
   // Dialing only starts a call (the call then lives in memory), so many can be placed at once.
-  ctx.jobs.register<{ call_id: string }>(PLACE_JOB, (job) => placeCall(ctx, job), { concurrency: 16, maxAttempts: 1 });
+  ctx.jobs.register<{ call_id: string }>(PLACE_JOB, (job) => placeCall(ctx, ctx.services.brains, job), { concurrency: 16, maxAttempts: 1 });
   // Extraction may wait on a model for seconds; a failed attempt retries with backoff.
   ctx.jobs.register<{ call_id: string; slots: Record<string, unknown> }>(FINALIZE_JOB, (job) => finalizeCall(ctx, job), { concurrency: 4, maxAttempts: 5 });
   // One dispatcher job per running campaign at a time (its unique key); each look is one short transaction.
@@ -71,7 +114,7 @@ export interface RunningServer {
 }
 
 export function startServer(ctx: Parley): RunningServer {
-  const { app } = createApp(ctx);
+  const { app } = createApp(ctx, ctx.services);
   try {
     app.listen({ hostname: ctx.config.host, port: ctx.config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, development: false });
   } catch (error) {
@@ -84,7 +127,17 @@ export function startServer(ctx: Parley): RunningServer {
   const server = app.server!;
   const port = server.port!;
   ctx.publicUrl = publicBaseUrl(ctx.config, port);
-  const sweeps = startSystemSweeps(ctx);
+  const sweeps = startSystemSweeps(ctx, [
+    {
+      name: "orphaned calls",
+      atStart: true,
+      run() {
+        const ended = endCallsOfPreviousRun(ctx);
+        if (ended) ctx.logger.warn("ended calls a previous run left live", { calls: ended });
+      },
+    },
+    { name: "call watchdog", pattern: "*/5 * * * * *", run: () => void watchLiveCalls(ctx) },
+  ]);
   ctx.jobs.start();
   return {
     port,

@@ -19,8 +19,9 @@ import { createProvider } from "../../src/modules/providers/service.ts";
 import type { CallLeg, LegEvent } from "../../src/telephony/types.ts";
 import { concatPcm } from "../../src/voice/media/frames.ts";
 import { encodeMulaw } from "../../src/voice/media/g711.ts";
+import { callJournal } from "../../src/modules/calls/lifecycle.ts";
 import { CallSession } from "../../src/voice/runtime/call-session.ts";
-import { mediaClock, type TickHandler } from "../../src/voice/runtime/media-clock.ts";
+import { mediaClock, type TickHandler } from "../../src/voice/media/media-clock.ts";
 import { builtinTts } from "../../src/voice/speech/builtin/index.ts";
 import type { RecognitionSession, SpeechToText, SynthesisOptions, TextToSpeech } from "../../src/voice/speech/types.ts";
 
@@ -122,6 +123,8 @@ function startCall(agentId: string, tts: TextToSpeech, offset: number): { leg: B
   const session = new CallSession({
     ctx,
     call,
+    journal: callJournal(ctx, call),
+    brains: ctx.services.brains,
     agent: agentConfigs.get(agentId)!,
     leg,
     tts,

@@ -1,4 +1,4 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { Elysia, ElysiaCustomStatusResponse } from "elysia";
 import type { AppContext } from "../core/context.ts";
 import { idempotencyKeys } from "../db/schema/index.ts";
@@ -81,10 +81,6 @@ export function settleIdempotency(ctx: AppContext, meta: RequestMeta, status: nu
   }
   // Sealed: a replayed answer may hold a secret shown once (a new API key's `key`).
   ctx.db.update(idempotencyKeys).set({ status, responseBody: body ? seal(ctx.keys.encryption, body) : null, contentType }).where(where).run();
-}
-
-export function pruneIdempotencyKeys(ctx: AppContext): number {
-  return ctx.db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, ctx.clock.now())).run().changes;
 }
 
 function scopeOf(meta: RequestMeta): string {

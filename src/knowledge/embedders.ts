@@ -1,5 +1,5 @@
 import type { AppContext } from "../core/context.ts";
-import { findProvider } from "../modules/providers/repo.ts";
+import { findProvider } from "../providers/store.ts";
 import { connectionOf } from "../providers/connection.ts";
 import { embedRemote } from "../providers/openai/embeddings.ts";
 import { BUILTIN_DIMENSION, BUILTIN_EMBEDDER_ID } from "./embedding/builtin/identity.ts";

@@ -1,7 +1,7 @@
 import type { AppContext } from "../core/context.ts";
 import { unseal } from "../lib/sealed.ts";
 import type { OutboundPolicy } from "../net/outbound.ts";
-import type { ProviderRow } from "../modules/providers/repo.ts";
+import { type ProviderRow } from "./store.ts";
 
 /** What a client needs to talk to one provider: where, with which key, under which URL rules. */
 export interface ProviderConnection {

@@ -1,11 +1,9 @@
 import { Cron } from "croner";
 import { and, isNotNull, lt, or } from "drizzle-orm";
 import type { AppContext } from "../core/context.ts";
-import { passwordResets, sessions } from "../db/schema/index.ts";
-import { pruneIdempotencyKeys } from "../http/idempotency.ts";
+import { idempotencyKeys, passwordResets, sessions } from "../db/schema/index.ts";
 import { DAY } from "../lib/time.ts";
 import { pruneFinishedJobs, rescueExpiredLeases } from "../jobs/leases.ts";
-import { endCallsOfPreviousRun, watchLiveCalls } from "../voice/runtime/watchdog.ts";
 
 /** How long ended sessions stay listed for forensics before they are deleted. */
 const ENDED_SESSION_RETENTION_MS = 30 * DAY;
@@ -17,8 +15,18 @@ export interface Sweeps {
   stop(): void;
 }
 
-/** Periodic housekeeping: expired bookkeeping rows out, the WAL folded back into the database. */
-export function startSystemSweeps(ctx: AppContext): Sweeps {
+/** A feature's own housekeeping, handed in by the composition root. */
+export interface Sweep {
+  name: string;
+  /** croner pattern (seconds first when six fields); none: only at start. */
+  pattern?: string;
+  run(): void;
+  /** Run once at start, before the first tick. */
+  atStart?: boolean;
+}
+
+/** Periodic housekeeping: expired bookkeeping rows out, the WAL folded back into the database, plus the features' sweeps. */
+export function startSystemSweeps(ctx: AppContext, features: Sweep[] = []): Sweeps {
   const run = (name: string, work: () => void) => () => {
     try {
       work();
@@ -28,15 +36,12 @@ export function startSystemSweeps(ctx: AppContext): Sweeps {
   };
   const options = { protect: true, unref: true };
   run("rescue", () => rescueLeases(ctx))(); // a crashed predecessor's jobs need not wait for the first tick
-  run("orphaned calls", () => {
-    const ended = endCallsOfPreviousRun(ctx);
-    if (ended) ctx.logger.warn("ended calls a previous run left live", { calls: ended });
-  })();
+  for (const sweep of features) if (sweep.atStart) run(sweep.name, sweep.run)();
   const crons = [
     new Cron(`*/${rescueIntervalSeconds(ctx)} * * * * *`, options, run("rescue", () => rescueLeases(ctx))),
-    new Cron("*/5 * * * * *", options, run("call watchdog", () => watchLiveCalls(ctx))),
     new Cron("17 * * * *", options, run("prune", () => pruneExpiredRows(ctx))),
     new Cron("*/5 * * * *", options, run("checkpoint", () => checkpoint(ctx))),
+    ...features.flatMap((sweep) => (sweep.pattern ? [new Cron(sweep.pattern, options, run(sweep.name, sweep.run))] : [])),
   ];
   return { stop: () => crons.forEach((cron) => cron.stop()) };
 }
@@ -61,7 +66,7 @@ export function pruneExpiredRows(ctx: AppContext): { idempotencyKeys: number; pa
   const cutoff = now - ENDED_SESSION_RETENTION_MS;
   return {
     jobs: pruneFinishedJobs(ctx.db, now - COMPLETED_JOB_RETENTION_MS, now - FAILED_JOB_RETENTION_MS),
-    idempotencyKeys: pruneIdempotencyKeys(ctx),
+    idempotencyKeys: ctx.db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now)).run().changes,
     passwordResets: ctx.db.delete(passwordResets).where(lt(passwordResets.expiresAt, now)).run().changes,
     sessions: ctx.db
       .delete(sessions)

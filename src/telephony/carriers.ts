@@ -1,5 +1,5 @@
 import type { AppContext } from "../core/context.ts";
-import { mediaClock } from "../voice/runtime/media-clock.ts";
+import { mediaClock } from "../voice/media/media-clock.ts";
 import { announceUtterance, builtinTts } from "../voice/speech/builtin/index.ts";
 import { SimulatedCarrier } from "./simulated/carrier.ts";
 import type { Carrier } from "./types.ts";

@@ -42,3 +42,26 @@ export interface Carrier {
   /** Starts an outbound call; the leg reports ringing, then answered or ended. */
   dial(request: DialRequest): CallLeg;
 }
+
+/** A call arriving from a carrier, before Parley has answered it. */
+export interface InboundRequest {
+  carrier: string;
+  /** The workspace's number that was called (E.164). */
+  to: string;
+  from: string | null;
+  /** Carrier-specific settings kept with the call. */
+  carrierOptions: Record<string, unknown> | null;
+  /** The simulated carrier may stand in for recognition with the callee's own text. */
+  simulatedRecognition: boolean;
+}
+
+/**
+ * How every carrier hands an inbound call over: one path (the number's agent, its readiness, the
+ * call record, the conversation on the leg), written once by the calls feature.
+ */
+export interface InboundCalls {
+  /** Throws a 4xx ApiError when `to` would not be answered now (unknown number, switched off, no agent ready). */
+  check(workspaceId: string, request: InboundRequest): void;
+  /** Records the call and connects the leg `makeLeg` builds for it to the agent; returns the call id. */
+  answer(workspaceId: string, request: InboundRequest, makeLeg: (callId: string) => CallLeg): string;
+}

@@ -5,6 +5,7 @@ import { notFound } from "../../http/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { DAY } from "../../lib/time.ts";
 import { AgentConversation, type ConversationState } from "../../voice/brains/agent-brain.ts";
+import type { BrainServices } from "../../voice/brains/services.ts";
 import { configOf, getAgent } from "./service.ts";
 
 const SESSION_LIFETIME_MS = DAY;
@@ -20,6 +21,7 @@ interface StoredSession {
  */
 export async function chat(
   ctx: AppContext,
+  brains: BrainServices,
   workspaceId: string,
   agentId: string,
   input: { message?: string; digits?: string; session_id?: string; variables?: Record<string, unknown> },
@@ -37,11 +39,11 @@ export async function chat(
     const row = ctx.db.select().from(agentChatSessions).where(and(eq(agentChatSessions.id, sessionId), eq(agentChatSessions.workspaceId, workspaceId), eq(agentChatSessions.agentId, agentId))).get();
     if (!row) throw notFound("chat session");
     stored = row.state as unknown as StoredSession;
-    conversation = new AgentConversation(ctx, configOf(agent), { workspaceId, agentId, callId: null, variables: stored.variables });
+    conversation = new AgentConversation(brains, configOf(agent), { workspaceId, agentId, callId: null, variables: stored.variables });
   } else {
     sessionId = newId("cht");
     const variables = input.variables ?? {};
-    conversation = new AgentConversation(ctx, configOf(agent), { workspaceId, agentId, callId: null, variables });
+    conversation = new AgentConversation(brains, configOf(agent), { workspaceId, agentId, callId: null, variables });
     stored = { conversation: conversation.initialState(), variables };
     const opening = await conversation.open(stored.conversation);
     said.push(...opening.say);

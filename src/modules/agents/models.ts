@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
-import { agentFields } from "./config.ts";
+import { agentFields } from "../../voice/agent-config.ts";
 import type { AgentRow } from "./repo.ts";
 import { configOf } from "./service.ts";
 

@@ -2,10 +2,10 @@ import type { AppContext } from "../../core/context.ts";
 import type { FieldError } from "../../http/errors.ts";
 import { flowProblems } from "../../voice/brains/flow/schema.ts";
 import { existingKnowledgeBaseIds } from "../knowledge-base/repo.ts";
-import { findProvider, type ProviderKind } from "../providers/repo.ts";
+import { findProvider, type ProviderKind } from "../../providers/store.ts";
 import { findTools } from "../tools/repo.ts";
 import { checkWebhookUrl } from "../webhooks/service.ts";
-import type { AgentConfig } from "./config.ts";
+import type { AgentConfig } from "../../voice/agent-config.ts";
 
 /** Which provider kinds can serve each role (builtin serves every one). */
 const ROLE_KINDS: Record<"llm" | "voice" | "transcriber", ProviderKind[]> = {

@@ -14,15 +14,16 @@ import { findTool } from "../tools/repo.ts";
 import { rotateAgentWebhookSecret } from "../webhooks/agent-webhooks.ts";
 import { attemptJson, deliveryJson, TestResult } from "../webhooks/models.ts";
 import { awaitFirstAttempt } from "../webhooks/service.ts";
+import type { BrainServices } from "../../voice/brains/services.ts";
 import { chat } from "./chat.ts";
-import { AgentCreate, AgentUpdate } from "./config.ts";
+import { AgentCreate, AgentUpdate } from "../../voice/agent-config.ts";
 import { Agent, AgentVersion, AgentWithSecret, ChatRequest, ChatResponse, TestFunctionRequest, ToolInvocation, VersionParams, WebhookSecret, agentJson } from "./models.ts";
 import { listAgents, listVersions } from "./repo.ts";
 import * as service from "./service.ts";
 
 const doc = docsFor("Agents");
 
-export function agentRoutes(ctx: HttpContext) {
+export function agentRoutes(ctx: HttpContext, brains: BrainServices, agentUsage: (workspaceId: string, agentId: string) => string[]) {
   const actor = (p: { userId: string | null; apiKeyId: string | null }) => p.userId ?? p.apiKeyId;
   return new Elysia({ prefix: "/v1/agents" })
     .use(authPlugin(ctx))
@@ -59,7 +60,7 @@ export function agentRoutes(ctx: HttpContext) {
     .delete(
       "/:id",
       ({ principal, params }) => {
-        service.deleteAgent(ctx, principal.workspaceId, params.id);
+        service.deleteAgent(ctx, principal.workspaceId, params.id, agentUsage);
         return noContent();
       },
       { auth: "write", params: IdParam, response: { 204: NoContent }, detail: doc("deleteAgent", "Delete agent") },
@@ -144,7 +145,7 @@ export function agentRoutes(ctx: HttpContext) {
       },
       { auth: "write", params: IdParam, response: { 200: TestResult }, detail: doc("testAgentWebhook", "Send a signed test event to `webhook_url`") },
     )
-    .post("/:id/chat", ({ principal, params, body }) => chat(ctx, principal.workspaceId, params.id, body), {
+    .post("/:id/chat", ({ principal, params, body }) => chat(ctx, brains, principal.workspaceId, params.id, body), {
       auth: "write",
       params: IdParam,
       body: ChatRequest,

@@ -3,10 +3,9 @@ import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { getWorkspace } from "../workspaces/service.ts";
 import { createAgentWebhook, deleteAgentWebhook, updateAgentWebhook } from "../webhooks/agent-webhooks.ts";
-import { withDefaults, type AgentConfig, type AgentInput } from "./config.ts";
+import { withDefaults, type AgentConfig, type AgentInput } from "../../voice/agent-config.ts";
 import { agentReferenceProblems } from "./references.ts";
 import * as repo from "./repo.ts";
-import { agentUsage } from "./usage.ts";
 
 export function configOf(row: repo.AgentRow): AgentConfig {
   return { ...(row.config as Omit<AgentConfig, "name">), name: row.name } as AgentConfig;
@@ -77,11 +76,14 @@ export function duplicateAgent(ctx: AppContext, workspaceId: string, id: string,
   return createAgent(ctx, workspaceId, { ...source, name: name ?? `${source.name} (copy)` }, actor);
 }
 
-/** Refused while something still routes calls to it, naming what. */
-export function deleteAgent(ctx: AppContext, workspaceId: string, id: string): void {
+/**
+ * Refused while something still routes calls to it, naming what. `usage` says what depends on the
+ * agent (numbers, campaigns, schedules: features above this one, asked through the composition root).
+ */
+export function deleteAgent(ctx: AppContext, workspaceId: string, id: string, usage: (workspaceId: string, agentId: string) => string[]): void {
   getAgent(ctx, workspaceId, id);
-  const usage = agentUsage(ctx, workspaceId, id);
-  if (usage.length) throw new ApiError("conflict", `the agent is still in use: ${usage.join("; ")}`);
+  const inUse = usage(workspaceId, id);
+  if (inUse.length) throw new ApiError("conflict", `the agent is still in use: ${inUse.join("; ")}`);
   ctx.sqlite.transaction(() => {
     repo.deleteAgentRow(ctx.db, workspaceId, id);
     deleteAgentWebhook(ctx, workspaceId, id);

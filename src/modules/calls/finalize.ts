@@ -5,9 +5,9 @@ import type { RunningJob } from "../../jobs/runner.ts";
 import { connectionOf } from "../../providers/connection.ts";
 import { streamChat } from "../../providers/openai/chat.ts";
 import { publishWorkspaceEvent } from "../../webhooks/outbox.ts";
-import { agentConfigForCall } from "../../voice/runtime/connect.ts";
-import type { AgentConfig } from "../agents/config.ts";
-import { findProvider } from "../providers/repo.ts";
+import { agentConfigForCall } from "./connect.ts";
+import type { AgentConfig } from "../../voice/agent-config.ts";
+import { findProvider } from "../../providers/store.ts";
 import { addTimelineEvent, findCall, type TurnRecord } from "./lifecycle.ts";
 import { callUrls } from "./models.ts";
 

@@ -3,7 +3,11 @@ import type { AppContext } from "../../core/context.ts";
 import { callEvents, calls, LIVE_STATUSES, type CallStatus } from "../../db/schema/index.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { publishAgentEvent } from "../../webhooks/outbox.ts";
+import type { CallEnding, CallJournal, TurnRecord } from "../../voice/runtime/journal.ts";
+import { liveCalls } from "../../voice/runtime/registry.ts";
 import { callUrls } from "./models.ts";
+
+export type { CallEnding, TurnRecord };
 
 // Every change of a call's state happens here, with its timeline entry and its webhook events in the
 // same transaction (the outbox): a call never moves without the events that say so.
@@ -11,20 +15,14 @@ import { callUrls } from "./models.ts";
 export type CallRow = typeof calls.$inferSelect;
 export const FINALIZE_JOB = "calls.finalize";
 
-export interface TurnRecord {
-  role: "agent" | "caller";
-  text: string;
-  start_ms: number;
-  end_ms: number;
-  interrupted: boolean;
-}
-
-/** Work that must commit with a call's end (a campaign contact moving on), registered by its module. */
+/** Work that must commit with a call's end (a campaign contact moving on), installed by the composition root. */
 export type CallEndHook = (ctx: AppContext, call: CallRow) => void;
-const callEndHooks = new Set<CallEndHook>();
+const callEndHooks = new WeakMap<AppContext, Set<CallEndHook>>();
 
-export function registerCallEndHook(hook: CallEndHook): void {
-  callEndHooks.add(hook);
+export function onCallEnd(ctx: AppContext, hook: CallEndHook): void {
+  let hooks = callEndHooks.get(ctx);
+  if (!hooks) callEndHooks.set(ctx, (hooks = new Set()));
+  hooks.add(hook);
 }
 
 export function findCall(ctx: AppContext, callId: string): CallRow | undefined {
@@ -111,17 +109,6 @@ export function reportTransfer(ctx: AppContext, callId: string, to: string, reas
   })();
 }
 
-export interface CallEnding {
-  status: Exclude<CallStatus, "queued" | "ringing" | "in_progress">;
-  endReason: string;
-  transferredTo?: string;
-  recordingPath?: string | null;
-  /** Slots a flow collected, used for extraction. */
-  slots?: Record<string, unknown>;
-  /** Audio time since the answer, as the session counted it (the clock's difference otherwise). */
-  durationMs?: number;
-}
-
 /**
  * The terminal transition, exactly once: `call.ended` goes out now; extraction, the summary and the
  * outcome event (`call.completed`/`call.transferred`/`call.failed`) follow from a durable job.
@@ -148,9 +135,19 @@ export function endCall(ctx: AppContext, callId: string, ending: CallEnding): bo
       data: { status: ending.status, end_reason: ending.endReason, duration_ms: durationMs, transcript_url: urls.transcript_url, recording_url: urls.recording_url },
     });
     enqueueJob(ctx, { type: FINALIZE_JOB, payload: { call_id: callId, slots: ending.slots ?? {} }, uniqueKey: `${FINALIZE_JOB}:${callId}`, workspaceId: call.workspaceId, maxAttempts: 5 });
-    for (const hook of callEndHooks) hook(ctx, updated);
+    for (const hook of callEndHooks.get(ctx) ?? []) hook(ctx, updated);
     return true;
   })();
+}
+
+/**
+ * At start no call can be live yet, so a call a previous process left ringing or in progress lost
+ * its audio with that process: end it, with its terminal events (one process per data dir, as the
+ * database file is).
+ */
+export function endCallsOfPreviousRun(ctx: AppContext): number {
+  const registry = liveCalls(ctx);
+  return endOrphanedCalls(ctx, (id) => registry.has(id));
 }
 
 /** After a restart no call can still be live: end them, with their terminal events. */
@@ -167,4 +164,16 @@ export function endOrphanedCalls(ctx: AppContext, isLive: (callId: string) => bo
 
 export function liveCallIn(ctx: AppContext, workspaceId: string, callId: string): CallRow | undefined {
   return ctx.db.select().from(calls).where(and(eq(calls.workspaceId, workspaceId), eq(calls.id, callId), inArray(calls.status, LIVE_STATUSES))).get();
+}
+
+/** The journal a live call reports into: each report is one transaction with its events. */
+export function callJournal(ctx: AppContext, call: Pick<CallRow, "id" | "workspaceId" | "createdAt">): CallJournal {
+  return {
+    note: (type, data) => addTimelineEvent(ctx, call, type, data),
+    answered: () => void markAnswered(ctx, call.id),
+    turn: (turn) => recordTurn(ctx, call.id, turn),
+    error: (code, message, fatal) => reportCallError(ctx, call.id, code, message, fatal),
+    transfer: (to, reason) => reportTransfer(ctx, call.id, to, reason),
+    end: (ending) => void endCall(ctx, call.id, ending),
+  };
 }

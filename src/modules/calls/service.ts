@@ -9,7 +9,7 @@ import { parseIso } from "../../lib/time.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { liveCalls } from "../../voice/runtime/registry.ts";
 import { isBuiltinVoice } from "../../voice/speech/builtin/index.ts";
-import { agentReadinessProblems } from "../../voice/speech/engines.ts";
+import { agentReadinessProblems } from "../../voice/readiness.ts";
 import { configOf, getAgent, referencedAgent } from "../agents/service.ts";
 import { findNumberById, findOwnedNumber, numberOfAgent, type PhoneNumberRow } from "../phone-numbers/service.ts";
 import { addTimelineEvent, findCall, type CallRow } from "./lifecycle.ts";

@@ -7,7 +7,6 @@ import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { isValidTimeZone, parseIso } from "../../lib/time.ts";
 import { referencedAgent } from "../agents/service.ts";
-import { registerAgentUsageCheck } from "../agents/usage.ts";
 import { findNumberById } from "../phone-numbers/service.ts";
 import { wakeDispatcher } from "./dispatcher.ts";
 import type { CampaignRow, ContactRow } from "./models.ts";
@@ -15,14 +14,14 @@ import { contactCounts } from "./repo.ts";
 
 const DAY_NUMBERS: Record<string, number> = { mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6, sun: 7 };
 
-registerAgentUsageCheck((ctx, workspaceId, agentId) =>
+/** Campaigns still calling with an agent (it cannot be deleted under them). */
+export const campaignsUsingAgent = (ctx: AppContext, workspaceId: string, agentId: string): string[] =>
   ctx.db
     .select({ id: campaigns.id, name: campaigns.name, status: campaigns.status })
     .from(campaigns)
     .where(and(eq(campaigns.workspaceId, workspaceId), eq(campaigns.agentId, agentId), inArray(campaigns.status, ["draft", "running", "paused"])))
     .all()
-    .map((row) => `campaign ${row.id} "${row.name}" (${row.status}) calls with it`),
-);
+    .map((row) => `campaign ${row.id} "${row.name}" (${row.status}) calls with it`);
 
 export interface CampaignInput {
   name?: string;

@@ -13,7 +13,7 @@ import * as service from "./service.ts";
 const doc = docsFor("Knowledge bases");
 const SourceParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), src: t.String({ minLength: 1, maxLength: 64 }) });
 
-export function knowledgeBaseRoutes(ctx: HttpContext) {
+export function knowledgeBaseRoutes(ctx: HttpContext, agentsUsing: (workspaceId: string, id: string) => { id: string; name: string }[]) {
   const kbJson = (row: Parameters<typeof knowledgeBaseJson>[0]) => knowledgeBaseJson(row, service.sourceCounts(ctx, row.id));
   const byCreation = (row: { createdAt: number; id: string }) => ({ at: row.createdAt, id: row.id });
   return new Elysia({ prefix: "/v1/knowledge-base" })
@@ -48,7 +48,7 @@ export function knowledgeBaseRoutes(ctx: HttpContext) {
     .delete(
       "/:id",
       ({ principal, params }) => {
-        service.deleteKnowledgeBase(ctx, principal.workspaceId, params.id);
+        service.deleteKnowledgeBase(ctx, principal.workspaceId, params.id, agentsUsing);
         return noContent();
       },
       { auth: "write", params: IdParam, response: { 204: NoContent }, detail: doc("deleteKnowledgeBase", "Delete with all sources") },

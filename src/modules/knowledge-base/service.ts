@@ -8,8 +8,7 @@ import { DEFAULT_CHUNK_OPTIONS, validateChunkOptions } from "../../knowledge/chu
 import { deleteChunks } from "../../knowledge/store.ts";
 import { enqueueIndexing, MAX_FILE_BYTES } from "../../knowledge/indexing.ts";
 import { UnsupportedFormat, detectFormat } from "../../knowledge/extract/index.ts";
-import { agentsReferencing } from "../agents/repo.ts";
-import { findProvider } from "../providers/repo.ts";
+import { findProvider } from "../../providers/store.ts";
 import type { SourceCounts } from "./models.ts";
 import * as repo from "./repo.ts";
 
@@ -116,9 +115,9 @@ export function updateKnowledgeBase(
   return getKnowledgeBase(ctx, workspaceId, id);
 }
 
-export function deleteKnowledgeBase(ctx: AppContext, workspaceId: string, id: string): void {
+export function deleteKnowledgeBase(ctx: AppContext, workspaceId: string, id: string, agentsUsing: (workspaceId: string, id: string) => { id: string; name: string }[]): void {
   getKnowledgeBase(ctx, workspaceId, id);
-  const users = agentsReferencing(ctx.db, workspaceId, id);
+  const users = agentsUsing(workspaceId, id);
   if (users.length) throw new ApiError("conflict", `the knowledge base is used by ${users.map((a) => `${a.name} (${a.id})`).join(", ")}; remove it from those agents first`);
   ctx.sqlite.transaction(() => {
     deleteChunks(ctx, "knowledge_base_id", id);

@@ -6,18 +6,17 @@ import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { availableNumbers, isFictional } from "../../telephony/simulated/inventory.ts";
 import { referencedAgent } from "../agents/service.ts";
-import { registerAgentUsageCheck } from "../agents/usage.ts";
 
 export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
 
-registerAgentUsageCheck((ctx, workspaceId, agentId) =>
+/** Numbers whose calls an agent answers. */
+export const numbersUsingAgent = (ctx: AppContext, workspaceId: string, agentId: string): string[] =>
   ctx.db
     .select({ number: phoneNumbers.number })
     .from(phoneNumbers)
     .where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.agentId, agentId)))
     .all()
-    .map((row) => `phone number ${row.number} is assigned to it`),
-);
+    .map((row) => `phone number ${row.number} is assigned to it`);
 
 function checkCarrier(carrierId: string | undefined, field: string): string {
   if (carrierId === undefined || carrierId === "simulated") return "simulated";

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { OneOf, Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
-import type { ProviderRow } from "./repo.ts";
+import { type ProviderRow } from "../../providers/store.ts";
 
 export const PROVIDER_KINDS = ["openai-compatible", "deepgram", "elevenlabs"] as const;
 

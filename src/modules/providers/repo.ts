@@ -2,13 +2,8 @@ import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { providerConnections } from "../../db/schema/index.ts";
 import { afterCursor, type PageRequest } from "../../db/pagination.ts";
+import type { ProviderRow } from "../../providers/store.ts";
 
-export type ProviderRow = typeof providerConnections.$inferSelect;
-export type ProviderKind = ProviderRow["kind"];
-
-export function findProvider(db: Db, workspaceId: string, id: string): ProviderRow | undefined {
-  return db.select().from(providerConnections).where(and(eq(providerConnections.workspaceId, workspaceId), eq(providerConnections.id, id))).get();
-}
 
 export function listProviders(db: Db, workspaceId: string, page: PageRequest): ProviderRow[] {
   return db

@@ -11,7 +11,7 @@ import * as service from "./service.ts";
 
 const doc = docsFor("Providers");
 
-export function providerRoutes(ctx: HttpContext) {
+export function providerRoutes(ctx: HttpContext, agentsUsing: (workspaceId: string, id: string) => { id: string; name: string }[]) {
   const json = (row: Parameters<typeof providerJson>[0]) => providerJson(row, service.lastFour(ctx, row));
   return new Elysia({ prefix: "/v1/providers" })
     .use(authPlugin(ctx))
@@ -50,7 +50,7 @@ export function providerRoutes(ctx: HttpContext) {
     .delete(
       "/:id",
       ({ principal, params }) => {
-        service.deleteProvider(ctx, principal.workspaceId, params.id);
+        service.deleteProvider(ctx, principal.workspaceId, params.id, agentsUsing);
         return noContent();
       },
       { auth: "admin", params: IdParam, response: { 204: NoContent }, detail: doc("deleteProvider", "Remove") },

@@ -7,8 +7,7 @@ import { seal, unseal } from "../../lib/sealed.ts";
 import { checkUrlShape, OutboundRefused } from "../../net/outbound.ts";
 import { checkConnection } from "../../providers/check.ts";
 import { connectionOf, DEFAULT_BASE_URLS } from "../../providers/connection.ts";
-import { agentsReferencing } from "../agents/repo.ts";
-import { findProvider, type ProviderKind, type ProviderRow } from "./repo.ts";
+import { findProvider, type ProviderKind, type ProviderRow } from "../../providers/store.ts";
 
 function checkBaseUrl(ctx: AppContext, kind: ProviderKind, url: string | null | undefined): string | null {
   if (!url) {
@@ -63,9 +62,9 @@ export function updateProvider(ctx: AppContext, workspaceId: string, id: string,
 }
 
 /** Refused while an agent or knowledge base still uses it. */
-export function deleteProvider(ctx: AppContext, workspaceId: string, id: string): void {
+export function deleteProvider(ctx: AppContext, workspaceId: string, id: string, agentsUsing: (workspaceId: string, id: string) => { id: string; name: string }[]): void {
   getProvider(ctx, workspaceId, id);
-  const agents = agentsReferencing(ctx.db, workspaceId, id);
+  const agents = agentsUsing(workspaceId, id);
   const kbs = ctx.sqlite.prepare("SELECT id, name FROM knowledge_bases WHERE workspace_id = ? AND embedder_provider = ?").all(workspaceId, id) as { id: string; name: string }[];
   const users = [...agents, ...kbs].map((u) => `${u.name} (${u.id})`);
   if (users.length) throw new ApiError("conflict", `the connection is used by ${users.join(", ")}`);

@@ -4,7 +4,8 @@ import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { OneOf } from "../../http/models.ts";
 import { builtinVoices } from "../../voice/speech/builtin/index.ts";
-import { agentReadinessProblems, offlineRecognition } from "../../voice/speech/engines.ts";
+import { agentReadinessProblems } from "../../voice/readiness.ts";
+import { offlineRecognition } from "../../voice/speech/engines.ts";
 import { configOf, referencedAgent } from "../agents/service.ts";
 
 const doc = docsFor("Realtime");

@@ -8,18 +8,17 @@ import { newId } from "../../lib/ids.ts";
 import { isValidTimeZone, parseIso } from "../../lib/time.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { referencedAgent } from "../agents/service.ts";
-import { registerAgentUsageCheck } from "../agents/usage.ts";
 import { findOwnedNumber } from "../phone-numbers/service.ts";
 import type { ScheduleRow } from "./models.ts";
 
-registerAgentUsageCheck((ctx, workspaceId, agentId) =>
+/** Schedules that will still call with an agent. */
+export const schedulesUsingAgent = (ctx: AppContext, workspaceId: string, agentId: string): string[] =>
   ctx.db
     .select({ id: schedules.id, status: schedules.status })
     .from(schedules)
     .where(and(eq(schedules.workspaceId, workspaceId), eq(schedules.agentId, agentId), inArray(schedules.status, ["scheduled", "active"])))
     .all()
-    .map((row) => `schedule ${row.id} (${row.status}) calls with it`),
-);
+    .map((row) => `schedule ${row.id} (${row.status}) calls with it`);
 
 export const RUN_JOB = "schedules.run";
 

@@ -4,14 +4,14 @@ import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
-import { agentsReferencing } from "../agents/repo.ts";
 import { Tool, ToolCreate, ToolUpdate, ToolWithSecret, toolJson } from "./models.ts";
 import { listTools } from "./repo.ts";
 import { createTool, deleteTool, getTool, headerNames, updateTool } from "./service.ts";
 
 const doc = docsFor("Tools");
 
-export function toolRoutes(ctx: HttpContext) {
+/** `agentsUsing`: the agents that name a tool, so a tool in use is not deleted from under them. */
+export function toolRoutes(ctx: HttpContext, agentsUsing: (workspaceId: string, id: string) => { id: string; name: string }[]) {
   return new Elysia({ prefix: "/v1/tools" })
     .use(authPlugin(ctx))
     .get(
@@ -49,7 +49,7 @@ export function toolRoutes(ctx: HttpContext) {
     .delete(
       "/:id",
       ({ principal, params }) => {
-        const users = agentsReferencing(ctx.db, principal.workspaceId, params.id).map((a) => `${a.name} (${a.id})`);
+        const users = agentsUsing(principal.workspaceId, params.id).map((a) => `${a.name} (${a.id})`);
         deleteTool(ctx, principal.workspaceId, params.id, users);
         return noContent();
       },

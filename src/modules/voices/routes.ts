@@ -13,7 +13,8 @@ import { concatPcm } from "../../voice/media/frames.ts";
 import { EngineUnavailable, listVoices, ttsFor } from "../../voice/speech/engines.ts";
 import { isBuiltinVoice } from "../../voice/speech/builtin/index.ts";
 import { SpeechProviderError } from "../../voice/speech/types.ts";
-import { allProviders, findProvider } from "../providers/repo.ts";
+import { findProvider } from "../../providers/store.ts";
+import { allProviders } from "../providers/repo.ts";
 
 const doc = docsFor("Voices");
 

@@ -1,6 +1,6 @@
 import type { CallLeg, Carrier, DialRequest, LegEndReason, LegEvent, MediaFormat } from "../types.ts";
 import type { TextToSpeech } from "../../voice/speech/types.ts";
-import type { MediaClock } from "../../voice/runtime/media-clock.ts";
+import type { MediaClock } from "../../voice/media/media-clock.ts";
 import { SimulatedCallee, simScript, type SpokenLine } from "./callee.ts";
 
 const FORMAT: MediaFormat = { encoding: "pcmu", sampleRate: 8000 };

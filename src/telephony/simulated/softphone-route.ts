@@ -1,15 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { HttpContext } from "../../http/context.ts";
-import type { AppContext } from "../../core/context.ts";
 import { authPlugin } from "../../http/auth.ts";
-import { ApiError } from "../../http/errors.ts";
-import type { Principal } from "../../http/permissions.ts";
-import { endCall } from "../../modules/calls/lifecycle.ts";
-import { checkInboundAllowed, createInboundCall } from "../../modules/calls/service.ts";
-import { findOwnedNumber } from "../../modules/phone-numbers/service.ts";
-import { agentConfigForCall, connectLeg } from "../../voice/runtime/connect.ts";
 import { announceUtterance } from "../../voice/speech/builtin/index.ts";
-import type { MediaFormat } from "../types.ts";
+import type { InboundCalls, InboundRequest, MediaFormat } from "../types.ts";
 import { SoftphoneLeg } from "./softphone.ts";
 
 const E164 = "^\\+[1-9]\\d{6,14}$";
@@ -30,11 +23,14 @@ function formatOf(query: SoftphoneQuery): MediaFormat {
   return { encoding, sampleRate: encoding === "l16" ? Number(query.rate ?? "16000") : 8000 };
 }
 
-function numberFor(ctx: AppContext, principal: Principal, to: string) {
-  const number = findOwnedNumber(ctx, principal.workspaceId, to);
-  // Another workspace's number is as unknown as a number nobody owns.
-  if (!number || number.carrier !== "simulated") throw new ApiError("not_found", `${to} is not a simulated number of this workspace`);
-  return number;
+function inboundRequest(query: SoftphoneQuery): InboundRequest {
+  return {
+    carrier: "simulated",
+    to: query.to,
+    from: query.from ?? null,
+    carrierOptions: query.recognition ? { recognition: query.recognition } : null,
+    simulatedRecognition: query.recognition === "simulated",
+  };
 }
 
 /**
@@ -44,7 +40,7 @@ function numberFor(ctx: AppContext, principal: Principal, to: string) {
  * recognition `{type:"announce",text,start_ms,end_ms}` (ms of audio sent since `answered`).
  * Not part of the public contract (hidden from the OpenAPI document); the browser session reuses it.
  */
-export function softphoneRoutes(ctx: HttpContext) {
+export function softphoneRoutes(ctx: HttpContext, inbound: InboundCalls) {
   const legs = new Map<string, { leg: SoftphoneLeg; callId: string }>();
   return new Elysia().use(authPlugin(ctx)).ws("/v1/telephony/simulated/softphone", {
     auth: "write",
@@ -52,31 +48,22 @@ export function softphoneRoutes(ctx: HttpContext) {
     detail: { hide: true },
     beforeHandle({ principal, query }) {
       // Refuse before the upgrade, as a plain HTTP problem: unknown, unassigned or switched-off numbers never ring.
-      checkInboundAllowed(ctx, principal.workspaceId, numberFor(ctx, principal, query.to), query.recognition === "simulated");
+      inbound.check(principal.workspaceId, inboundRequest(query));
     },
     open(ws) {
       const { principal, query } = ws.data;
-      let call;
+      let leg: SoftphoneLeg | null = null;
       try {
-        const number = numberFor(ctx, principal, query.to);
-        call = createInboundCall(ctx, principal.workspaceId, number, query.from ?? null, query.recognition ? { recognition: query.recognition } : null, query.recognition === "simulated");
+        // The raw socket: Elysia's wrapper would send audio frames as JSON text.
+        const callId = inbound.answer(principal.workspaceId, inboundRequest(query), (id) => (leg = new SoftphoneLeg(ws.raw, formatOf(query), id)));
+        legs.set(ws.id, { leg: leg!, callId });
       } catch (error) {
         ws.send(JSON.stringify({ type: "ended", reason: (error as Error).message }));
-        ws.close(4409, "rejected");
+        // Refused before the agent was reached (409), or the agent could not be connected.
+        ws.close(leg ? 1011 : 4409, leg ? "could not connect the agent" : "rejected");
         return;
       }
-      // The raw socket: Elysia's wrapper would send audio frames as JSON text.
-      const leg = new SoftphoneLeg(ws.raw, formatOf(query), call.id);
-      legs.set(ws.id, { leg, callId: call.id });
-      try {
-        connectLeg(ctx, call, agentConfigForCall(ctx, call)!, leg, { screenForMachine: false, simulatedRecognition: query.recognition === "simulated" });
-      } catch (error) {
-        endCall(ctx, call.id, { status: "failed", endReason: "error" });
-        ws.send(JSON.stringify({ type: "ended", reason: (error as Error).message }));
-        ws.close(1011, "could not connect the agent");
-        return;
-      }
-      leg.ring();
+      leg!.ring();
     },
     message(ws, message) {
       const entry = legs.get(ws.id);

@@ -1,16 +1,10 @@
-import type { AppContext } from "../../core/context.ts";
+import type { AgentConfig } from "../agent-config.ts";
 import { spokenAnswer } from "../../knowledge/answer.ts";
-import { searchKnowledge } from "../../knowledge/search.ts";
-import type { AgentConfig } from "../../modules/agents/config.ts";
-import { findProvider } from "../../modules/providers/repo.ts";
-import { invokeTool } from "../../modules/tools/invoke.ts";
-import { toolConfigOf } from "../../modules/tools/models.ts";
-import { findTool, findTools } from "../../modules/tools/repo.ts";
-import { connectionOf } from "../../providers/connection.ts";
 import type { ChatMessage, ToolDefinition } from "../../providers/openai/chat.ts";
 import { FlowEngine, type FlowAction, type FlowState } from "./flow/engine.ts";
 import { containsPhrase } from "./flow/slots.ts";
 import { llmTurn, type ToolOutcome } from "./llm/brain.ts";
+import type { BrainServices } from "./services.ts";
 import { renderTemplate } from "./templates.ts";
 
 /** Where a conversation with an agent stands; plain JSON, stored between turns. */
@@ -54,7 +48,7 @@ const GOODBYE = "Thank you for calling. Goodbye!";
  * caller says. The playground chat and the voice runtime both drive conversations through this.
  */
 export class AgentConversation {
-  constructor(private ctx: AppContext, private config: AgentConfig, private context: ConversationContext) {}
+  constructor(private services: BrainServices, private config: AgentConfig, private context: ConversationContext) {}
 
   initialState(): ConversationState {
     if (this.config.brain.type === "flow") return { brain: "flow", flow: this.flowEngine().initialState(), ended: false };
@@ -150,16 +144,11 @@ export class AgentConversation {
       { variables: this.context.variables, knowledgeBaseIds: this.config.knowledge_base_ids, transferNumber: this.config.transfer_number },
       {
         answer: async (question, kbs, minScore) => {
-          const [best] = await searchKnowledge(this.ctx, this.context.workspaceId, kbs, question, { topK: 1, minScore: minScore ?? 0.15 });
+          const [best] = await this.services.searchKnowledge(this.context.workspaceId, kbs, question, { topK: 1, minScore: minScore ?? 0.15 });
           return best ? spokenAnswer(best.text, question) : null;
         },
-        callTool: async (toolId, args) => {
-          const tool = findTool(this.ctx.db, this.context.workspaceId, toolId);
-          if (!tool) return { ok: false, result: { error: "the tool no longer exists" } };
-          const invocation = await invokeTool(this.ctx, tool, args, { agentId: this.context.agentId, callId: this.context.callId });
-          return { ok: invocation.error === null, result: invocation.result };
-        },
-        now: () => new Date(this.ctx.clock.now()),
+        callTool: (toolId, args) => this.services.invokeTool(this.context.workspaceId, toolId, args, { agentId: this.context.agentId, callId: this.context.callId }),
+        now: () => new Date(this.services.now()),
       },
     );
   }
@@ -168,9 +157,9 @@ export class AgentConversation {
     const brain = this.config.brain;
     if (brain.type !== "llm") throw new Error("not an llm agent");
     state.messages.push({ role: "user", content: text });
-    const row = findProvider(this.ctx.db, this.context.workspaceId, brain.provider_id);
+    const connection = this.services.languageModel(this.context.workspaceId, brain.provider_id);
     const fallback = brain.fallback_message ?? DEFAULT_FALLBACK;
-    if (!row) {
+    if (!connection) {
       yield { type: "error", message: "the agent's language-model connection no longer exists" };
       yield { type: "text", text: fallback, final: true };
       return { action: null, ended: false };
@@ -179,7 +168,7 @@ export class AgentConversation {
     const { definitions, execute } = this.llmTools(records);
     let action: FlowAction | null = null;
     try {
-      for await (const event of llmTurn(connectionOf(this.ctx, row), brain, state.messages, definitions, execute, signal)) {
+      for await (const event of llmTurn(connection, brain, state.messages, definitions, execute, signal)) {
         if (event.type === "text") yield { type: "text", text: event.delta, final: false };
         else if (event.type === "tool") yield { type: "tool", call: records.at(-1) ?? { name: event.name, arguments: event.arguments, ok: event.outcome.ok, result: event.outcome.content } };
         else if (event.type === "action") {
@@ -201,12 +190,9 @@ export class AgentConversation {
   /** The model's tools: the agent's webhook tools plus the built-ins it enabled. */
   private llmTools(records: ToolCallRecord[]): { definitions: ToolDefinition[]; execute: (name: string, args: Record<string, unknown>) => Promise<ToolOutcome> } {
     const toolIds = this.config.tools.flatMap((t) => ("tool_id" in t ? [t.tool_id] : []));
-    const functions = findTools(this.ctx.db, this.context.workspaceId, toolIds);
+    const functions = this.services.tools(this.context.workspaceId, toolIds);
     const builtins = new Set(this.config.tools.flatMap((t) => (t.type === "function" ? [] : [t.type])));
-    const definitions: ToolDefinition[] = functions.map((row) => {
-      const config = toolConfigOf(row);
-      return { type: "function", function: { name: config.name, description: config.description, parameters: config.parameters } };
-    });
+    const definitions: ToolDefinition[] = functions.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
     const builtin = (name: string, description: string, properties: Record<string, unknown> = {}, required: string[] = []) =>
       definitions.push({ type: "function", function: { name, description, parameters: { type: "object", properties, required } } });
     if (builtins.has("end_call")) builtin("end_call", "End the call when the conversation is finished or the caller asks to hang up.", { reason: { type: "string" } });
@@ -218,11 +204,11 @@ export class AgentConversation {
 
     const execute = async (name: string, args: Record<string, unknown>): Promise<ToolOutcome> => {
       const record = (ok: boolean, result: unknown) => records.push({ name, arguments: args, ok, result });
-      const fn = functions.find((row) => row.name === name);
+      const fn = functions.find((tool) => tool.name === name);
       if (fn) {
-        const invocation = await invokeTool(this.ctx, fn, args, { agentId: this.context.agentId, callId: this.context.callId });
-        record(invocation.error === null, invocation.result);
-        return { ok: invocation.error === null, content: JSON.stringify(invocation.result) };
+        const invocation = await this.services.invokeTool(this.context.workspaceId, fn.id, args, { agentId: this.context.agentId, callId: this.context.callId });
+        record(invocation.ok, invocation.result);
+        return { ok: invocation.ok, content: JSON.stringify(invocation.result) };
       }
       switch (name) {
         case "end_call":
@@ -232,7 +218,7 @@ export class AgentConversation {
           record(true, this.config.transfer_number);
           return { ok: true, content: "Transferring now.", action: { type: "transfer", number: this.config.transfer_number ?? undefined } };
         case "knowledge_search": {
-          const hits = await searchKnowledge(this.ctx, this.context.workspaceId, this.config.knowledge_base_ids, String(args.query ?? ""), { topK: 3 });
+          const hits = await this.services.searchKnowledge(this.context.workspaceId, this.config.knowledge_base_ids, String(args.query ?? ""), { topK: 3 });
           record(true, hits.map((h) => h.chunk_id));
           return { ok: true, content: hits.length ? hits.map((h, i) => `[${i + 1}] ${h.text}`).join("\n\n") : "Nothing relevant was found." };
         }

@@ -1,17 +1,8 @@
 import type { AppContext } from "../../core/context.ts";
-import type { AgentConfig } from "../../modules/agents/config.ts";
-import {
-  addTimelineEvent,
-  endCall,
-  markAnswered,
-  recordTurn,
-  reportCallError,
-  reportTransfer,
-  type CallEnding,
-  type CallRow,
-} from "../../modules/calls/lifecycle.ts";
+import type { AgentConfig } from "../agent-config.ts";
 import type { CallLeg, LegEndReason } from "../../telephony/types.ts";
 import { AgentConversation, type ConversationState } from "../brains/agent-brain.ts";
+import type { BrainServices } from "../brains/services.ts";
 import type { FlowAction } from "../brains/flow/engine.ts";
 import { DtmfDetector } from "../media/dtmf.ts";
 import { PcmFramer } from "../media/framer.ts";
@@ -24,14 +15,19 @@ import { VoiceActivityDetector } from "../media/vad.ts";
 import { StereoWavWriter } from "../media/wav-writer.ts";
 import type { RecognitionSession, SpeechToText, TextToSpeech } from "../speech/types.ts";
 import { AnsweringMachineDetector } from "./amd.ts";
-import { FRAME_MS, type MediaClock } from "./media-clock.ts";
+import { FRAME_MS, type MediaClock } from "../media/media-clock.ts";
 import { PlaybackQueue, type SpokenSegment } from "./playback.ts";
+import type { CallEnding, CallJournal } from "./journal.ts";
 import { liveCalls, type LiveCall } from "./registry.ts";
 import { SentenceSplitter } from "./sentences.ts";
 
 export interface CallSessionOptions {
   ctx: AppContext;
-  call: CallRow;
+  call: { id: string; workspaceId: string; agentId: string; variables: Record<string, unknown> };
+  /** Where the call's events are recorded. */
+  journal: CallJournal;
+  /** What the agent's brain may use (tools, knowledge, its language model). */
+  brains: BrainServices;
   agent: AgentConfig;
   leg: CallLeg;
   tts: TextToSpeech;
@@ -88,6 +84,7 @@ export class CallSession implements LiveCall {
   private resolveDone!: () => void;
 
   private readonly ctx: AppContext;
+  private readonly journal: CallJournal;
   private readonly agent: AgentConfig;
   private readonly leg: CallLeg;
   private readonly tts: TextToSpeech;
@@ -148,6 +145,7 @@ export class CallSession implements LiveCall {
   constructor(options: CallSessionOptions) {
     this.options = options;
     this.ctx = options.ctx;
+    this.journal = options.journal;
     this.callId = options.call.id;
     this.workspaceId = options.call.workspaceId;
     this.agent = options.agent;
@@ -168,7 +166,7 @@ export class CallSession implements LiveCall {
     this.dtmf = new DtmfDetector({ sampleRate: this.lineRate });
     this.callerPcm = new Int16Array(this.frameSamples);
     this.toRecogniser = this.lineRate === options.sttSampleRate ? null : new StreamingResampler({ fromRate: this.lineRate, toRate: options.sttSampleRate });
-    this.conversation = new AgentConversation(this.ctx, this.agent, {
+    this.conversation = new AgentConversation(options.brains, this.agent, {
       workspaceId: this.workspaceId,
       agentId: options.call.agentId,
       callId: this.callId,
@@ -196,7 +194,7 @@ export class CallSession implements LiveCall {
   }
 
   say(text: string): void {
-    addTimelineEvent(this.ctx, this.options.call, "say", { text });
+    this.journal.note("say", { text });
     this.enqueueResponse(async (signal) => {
       await this.speakText(text, signal);
       return null;
@@ -224,7 +222,7 @@ export class CallSession implements LiveCall {
       this.finish({ status: "no_answer", endReason: "no_answer" }, true, `the carrier said neither answered nor failed in ${Math.round(this.ringingForMs() / 1000)} s`);
     } else {
       const message = `the carrier sent no audio for ${Math.round(this.silentForMs() / 1000)} s: the line is gone`;
-      reportCallError(this.ctx, this.callId, "transport_lost", message, true);
+      this.journal.error("transport_lost", message, true);
       this.finish({ status: "failed", endReason: "error" }, true, message);
     }
   }
@@ -238,7 +236,7 @@ export class CallSession implements LiveCall {
 
   private onAnswered(): void {
     if (this.phase !== "connecting") return;
-    markAnswered(this.ctx, this.callId);
+    this.journal.answered();
     this.answeredAt = this.ctx.clock.now();
     this.lastTransportAudio = performance.now();
     if (this.options.recordingPath) this.recorder = new StereoWavWriter(this.options.recordingPath, { sampleRate: this.lineRate });
@@ -287,8 +285,8 @@ export class CallSession implements LiveCall {
     const recording = this.recorder?.close() ?? null;
     this.vad.free();
     this.toRecogniser?.free();
-    if (detail) addTimelineEvent(this.ctx, this.options.call, "carrier", { detail });
-    endCall(this.ctx, this.callId, {
+    if (detail) this.journal.note("carrier", { detail });
+    this.journal.end({
       ...ending,
       recordingPath: wasAnswered && recording ? recording.path : null,
       durationMs: wasAnswered ? this.elapsedMs : 0,
@@ -348,7 +346,7 @@ export class CallSession implements LiveCall {
         this.toRecognition(event.audio);
       } catch (error) {
         this.recognition = null;
-        reportCallError(this.ctx, this.callId, "stt_unavailable", (error as Error).message, false);
+        this.journal.error("stt_unavailable", (error as Error).message, false);
       }
       // A response still being prepared is dropped: the caller has more to say.
       if (this.responding && this.droppable && !this.agentSpeaking) {
@@ -370,11 +368,11 @@ export class CallSession implements LiveCall {
           timing.sttMs = performance.now() - timing.speechEndDetectedAt;
           const text = result.text.trim();
           if (this.ended) return;
-          if (text) recordTurn(this.ctx, this.callId, { role: "caller", text, start_ms: startMs, end_ms: Math.max(startMs, endMs), interrupted: false });
+          if (text) this.journal.turn({ role: "caller", text, start_ms: startMs, end_ms: Math.max(startMs, endMs), interrupted: false });
           this.onCallerText(text, timing);
         },
         (error) => {
-          reportCallError(this.ctx, this.callId, "stt_failed", (error as Error).message, false);
+          this.journal.error("stt_failed", (error as Error).message, false);
           this.onCallerText("", timing);
         },
       ),
@@ -405,7 +403,7 @@ export class CallSession implements LiveCall {
 
   private onDigit(digit: string, how: "in-band" | "out-of-band"): void {
     if (this.phase !== "conversing") return;
-    addTimelineEvent(this.ctx, this.options.call, "dtmf", { digit, how });
+    this.journal.note("dtmf", { digit, how });
     this.remindedAt = null;
     this.lastActivityMs = this.elapsedMs;
     if (digit === "#") {
@@ -421,14 +419,14 @@ export class CallSession implements LiveCall {
     if (!this.digits) return;
     const digits = this.digits;
     this.digits = "";
-    recordTurn(this.ctx, this.callId, { role: "caller", text: `[keyed ${digits}]`, start_ms: this.firstDigitMs, end_ms: this.elapsedMs, interrupted: false });
+    this.journal.turn({ role: "caller", text: `[keyed ${digits}]`, start_ms: this.firstDigitMs, end_ms: this.elapsedMs, interrupted: false });
     this.respondTo({ digits }, { speechEndDetectedAt: performance.now() });
   }
 
   // ---------------------------------------------------------------- answering machines
 
   private onMachineVerdict(verdict: "human" | "machine"): void {
-    addTimelineEvent(this.ctx, this.options.call, "amd", { verdict, reason: this.amd?.reasons.at(-1) });
+    this.journal.note("amd", { verdict, reason: this.amd?.reasons.at(-1) });
     if (verdict === "human") {
       this.beeps = null;
       this.beginConversation();
@@ -446,7 +444,7 @@ export class CallSession implements LiveCall {
   private leaveVoicemail(trigger: "beep" | "timeout"): void {
     if (this.phase !== "waiting_for_beep") return;
     this.phase = "conversing";
-    addTimelineEvent(this.ctx, this.options.call, "voicemail", { trigger });
+    this.journal.note("voicemail", { trigger });
     const message = this.agent.voicemail.message ?? this.agent.first_message ?? "Hello, please call us back. Goodbye.";
     this.enqueueResponse(async (signal) => {
       await this.speakText(message, signal);
@@ -486,9 +484,9 @@ export class CallSession implements LiveCall {
             if (event.final) sentences.push(...splitter.flush());
             for (const sentence of sentences) await this.speakText(sentence, signal);
           } else if (event.type === "tool") {
-            addTimelineEvent(this.ctx, this.options.call, "tool_call", { ...event.call });
+            this.journal.note("tool_call", { ...event.call });
             if (event.call.name === "send_dtmf" && typeof event.call.result === "string") this.leg.sendDtmf(event.call.result);
-          } else if (event.type === "error") reportCallError(this.ctx, this.callId, "brain_failed", event.message, false);
+          } else if (event.type === "error") this.journal.error("brain_failed", event.message, false);
         }
       } finally {
         // A turn that said nothing must not lend its timing to whatever is said next (a reminder, a say).
@@ -535,7 +533,7 @@ export class CallSession implements LiveCall {
       try {
         action = await run(controller.signal);
       } catch (error) {
-        if (!controller.signal.aborted) reportCallError(this.ctx, this.callId, "response_failed", (error as Error).message, false);
+        if (!controller.signal.aborted) this.journal.error("response_failed", (error as Error).message, false);
       }
       if (this.responding === controller) this.responding = null;
       if (!action || this.ended) return;
@@ -564,7 +562,7 @@ export class CallSession implements LiveCall {
       }
       if (!signal.aborted) for (let frame = framer.flush(); frame; frame = framer.flush()) this.queueFrame(frame, segment);
     } catch (error) {
-      if (!signal.aborted) reportCallError(this.ctx, this.callId, "tts_failed", (error as Error).message, false);
+      if (!signal.aborted) this.journal.error("tts_failed", (error as Error).message, false);
     } finally {
       segment.complete = true;
     }
@@ -588,7 +586,7 @@ export class CallSession implements LiveCall {
     else if (this.speakingFor === "brain") this.conversation.noteInterruption(this.state, heard);
     this.responding = null;
     this.closeAgentTurn(heard, true);
-    addTimelineEvent(this.ctx, this.options.call, "barge_in", { heard });
+    this.journal.note("barge_in", { heard });
     // Talking over a goodbye (or "I'll transfer you") does not undo it.
     decided?.();
   }
@@ -598,7 +596,7 @@ export class CallSession implements LiveCall {
     this.agentTurnStartMs = null;
     this.playback.endTurn();
     if (start === null || !text.trim()) return;
-    recordTurn(this.ctx, this.callId, { role: "agent", text: text.trim(), start_ms: start, end_ms: this.elapsedMs, interrupted });
+    this.journal.turn({ role: "agent", text: text.trim(), start_ms: start, end_ms: this.elapsedMs, interrupted });
   }
 
   private whenPlaybackDone(action: () => void): void {
@@ -609,14 +607,14 @@ export class CallSession implements LiveCall {
   private async doTransfer(to: string, reason: string | null): Promise<void> {
     if (this.ended) return;
     if (!to) {
-      reportCallError(this.ctx, this.callId, "transfer_failed", "no number to transfer to", false);
+      this.journal.error("transfer_failed", "no number to transfer to", false);
       return;
     }
-    reportTransfer(this.ctx, this.callId, to, reason);
+    this.journal.transfer(to, reason);
     try {
       await this.leg.transfer(to);
     } catch (error) {
-      reportCallError(this.ctx, this.callId, "transfer_failed", (error as Error).message, false);
+      this.journal.error("transfer_failed", (error as Error).message, false);
       return;
     }
     this.finish({ status: "transferred", endReason: "transferred", transferredTo: to }, false);
@@ -682,7 +680,7 @@ export class CallSession implements LiveCall {
     const stt = timing.sttMs === undefined ? null : Math.round(timing.sttMs);
     const llm = since(timing.brainStartedAt, timing.firstTextAt);
     const tts = since(timing.ttsRequestedAt, timing.firstAudioAt);
-    addTimelineEvent(this.ctx, this.options.call, "latency", {
+    this.journal.note("latency", {
       endpointing_ms: this.agent.turn_taking.endpointing_ms,
       stt_ms: stt,
       llm_ttft_ms: llm,

@@ -1,5 +1,4 @@
 import type { AppContext } from "../../core/context.ts";
-import { endOrphanedCalls } from "../../modules/calls/lifecycle.ts";
 import { TRANSPORT_SILENCE_LIMIT_MS } from "./call-session.ts";
 import { liveCalls } from "./registry.ts";
 
@@ -37,15 +36,6 @@ export function watchLiveCalls(
     }
   }
   return result;
-}
-
-/**
- * At start no call can be live yet, so a call a previous process left ringing or in progress lost
- * its audio with that process: end it (one process per data dir, as the database file is).
- */
-export function endCallsOfPreviousRun(ctx: AppContext): number {
-  const registry = liveCalls(ctx);
-  return endOrphanedCalls(ctx, (id) => registry.has(id));
 }
 
 /**

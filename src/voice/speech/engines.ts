@@ -2,9 +2,7 @@
 // connection of the workspace. Provider connections carry their model choices in `settings`
 // (tts_model, stt_model, tts_format, tts_sample_rate, voices), so agents only name a connection.
 import type { AppContext } from "../../core/context.ts";
-import type { FieldError } from "../../http/errors.ts";
-import type { AgentConfig } from "../../modules/agents/config.ts";
-import { findProvider, type ProviderRow } from "../../modules/providers/repo.ts";
+import { findProvider, type ProviderRow } from "../../providers/store.ts";
 import { connectionOf } from "../../providers/connection.ts";
 import { builtinStt, builtinTts, builtinVoices, pocketsphinxAvailability, POCKETSPHINX_INSTALL } from "./builtin/index.ts";
 import { DeepgramTranscriber } from "./deepgram/index.ts";
@@ -48,7 +46,13 @@ export function ttsFor(ctx: AppContext, workspaceId: string, providerId: string)
   return engine;
 }
 
-export function sttFor(ctx: AppContext, workspaceId: string, transcriber: AgentConfig["transcriber"]): SpeechToText {
+/** Which recogniser an agent asked for (its `transcriber`). */
+export interface TranscriberChoice {
+  provider_id: string;
+  model?: string;
+}
+
+export function sttFor(ctx: AppContext, workspaceId: string, transcriber: TranscriberChoice): SpeechToText {
   if (transcriber.provider_id === "builtin") return builtinStt("builtin:pocketsphinx");
   const row = findProvider(ctx.db, workspaceId, transcriber.provider_id);
   const engine = row ? speechToTextOf(ctx, row, transcriber.model) : null;
@@ -62,43 +66,6 @@ export function offlineRecognition(): { available: boolean; detail: string } {
   return available
     ? { available, detail: "PocketSphinx (US English) is installed" }
     : { available, detail: `no offline recogniser is available. ${reason ?? `Install it with: ${POCKETSPHINX_INSTALL}`}. Or use a speech provider (openai-compatible or deepgram)` };
-}
-
-/**
- * What stops an agent from holding a call, one sentence per problem (empty: ready). A simulated call
- * that may use the simulated recogniser does not need an offline recogniser installed.
- */
-export function agentReadinessProblems(ctx: AppContext, workspaceId: string, config: AgentConfig, options: { simulatedRecognition: boolean }): FieldError[] {
-  const problems: FieldError[] = [];
-  const add = (field: string, message: string) => problems.push({ field, message });
-  if (config.brain.type === "llm") {
-    const row = findProvider(ctx.db, workspaceId, config.brain.provider_id);
-    if (!row) add("brain.provider_id", `the language-model connection ${config.brain.provider_id} no longer exists`);
-    else if (row.kind !== "openai-compatible") add("brain.provider_id", `a ${row.kind} connection has no language model`);
-  }
-  if (config.voice.provider_id === "builtin") {
-    if (!builtinVoices().some((v) => v.id === config.voice.voice_id)) add("voice.voice_id", `the built-in engine has no voice ${config.voice.voice_id}`);
-  } else {
-    try {
-      ttsFor(ctx, workspaceId, config.voice.provider_id);
-    } catch (error) {
-      add("voice.provider_id", (error as Error).message);
-    }
-  }
-  if (config.transcriber.provider_id === "builtin") {
-    const offline = offlineRecognition();
-    if (!offline.available && !options.simulatedRecognition) add("transcriber.provider_id", offline.detail);
-  } else {
-    try {
-      sttFor(ctx, workspaceId, config.transcriber);
-    } catch (error) {
-      add("transcriber.provider_id", (error as Error).message);
-    }
-  }
-  if (config.brain.type === "llm" && !config.first_message && config.first_message_mode === "agent_first" && !config.system_prompt.trim()) {
-    add("first_message", "an llm agent that speaks first needs a greeting or a system_prompt");
-  }
-  return problems;
 }
 
 export interface VoiceListing {

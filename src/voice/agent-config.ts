@@ -1,7 +1,7 @@
 import { t, type Static } from "elysia";
-import { OneOf } from "../../http/models.ts";
-import { AGENT_EVENT_TYPES } from "../../webhooks/event-types.ts";
-import { Flow, defaultFlow } from "../../voice/brains/flow/schema.ts";
+import { OneOf } from "../http/models.ts";
+import { AGENT_EVENT_TYPES } from "../webhooks/event-types.ts";
+import { Flow, defaultFlow } from "./brains/flow/schema.ts";
 
 // The agent's configuration, field by field. Every field is documented here because this schema
 // IS the API reference (it generates the OpenAPI document).

@@ -1,18 +1,19 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { AppContext } from "../../core/context.ts";
-import type { AgentConfig } from "../../modules/agents/config.ts";
-import { configOf } from "../../modules/agents/service.ts";
-import { findAgent, findVersion } from "../../modules/agents/repo.ts";
-import { addTimelineEvent, endCall, findCall, markRinging, type CallRow } from "../../modules/calls/lifecycle.ts";
+import type { AgentConfig } from "../../voice/agent-config.ts";
+import { configOf } from "../agents/service.ts";
+import { findAgent, findVersion } from "../agents/repo.ts";
+import { addTimelineEvent, callJournal, endCall, findCall, markRinging, type CallRow } from "./lifecycle.ts";
 import type { RunningJob } from "../../jobs/runner.ts";
 import { carrierFor } from "../../telephony/carriers.ts";
 import type { CallLeg } from "../../telephony/types.ts";
-import { builtinStt, simulatedUtterances } from "../speech/builtin/index.ts";
-import { offlineRecognition, sttFor, ttsFor } from "../speech/engines.ts";
-import type { SpeechToText } from "../speech/types.ts";
-import { CallSession } from "./call-session.ts";
-import { mediaClock } from "./media-clock.ts";
+import { builtinStt, simulatedUtterances } from "../../voice/speech/builtin/index.ts";
+import { offlineRecognition, sttFor, ttsFor } from "../../voice/speech/engines.ts";
+import type { SpeechToText } from "../../voice/speech/types.ts";
+import type { BrainServices } from "../../voice/brains/services.ts";
+import { CallSession } from "../../voice/runtime/call-session.ts";
+import { mediaClock } from "../../voice/media/media-clock.ts";
 
 /** The agent as it was when the call was created (later edits do not change a call in flight). */
 export function agentConfigForCall(ctx: AppContext, call: CallRow): AgentConfig | null {
@@ -53,13 +54,15 @@ function recognitionFor(ctx: AppContext, call: CallRow, config: AgentConfig, lin
 }
 
 /** Puts a CallSession on a leg: engines chosen, recording opened, the conversation loop wired. */
-export function connectLeg(ctx: AppContext, call: CallRow, config: AgentConfig, leg: CallLeg, options: { screenForMachine: boolean; simulatedRecognition: boolean }): CallSession {
+export function connectLeg(ctx: AppContext, brains: BrainServices, call: CallRow, config: AgentConfig, leg: CallLeg, options: { screenForMachine: boolean; simulatedRecognition: boolean }): CallSession {
   const tts = ttsFor(ctx, call.workspaceId, config.voice.provider_id);
   const recognition = recognitionFor(ctx, call, config, leg.format.sampleRate, options.simulatedRecognition);
   addTimelineEvent(ctx, call, "engines", { tts: tts.id, stt: recognition.stt.id, ...(recognition.why ? { stt_reason: recognition.why } : {}) });
   const session = new CallSession({
     ctx,
     call,
+    journal: callJournal(ctx, call),
+    brains,
     agent: config,
     leg,
     tts,
@@ -82,7 +85,7 @@ export function connectLeg(ctx: AppContext, call: CallRow, config: AgentConfig, 
  * same transaction), so a crash can never dial the same call twice; a call left ringing by a crash
  * is ended at the next start.
  */
-export async function placeCall(ctx: AppContext, job: RunningJob<{ call_id: string }>): Promise<void> {
+export async function placeCall(ctx: AppContext, brains: BrainServices, job: RunningJob<{ call_id: string }>): Promise<void> {
   const call = findCall(ctx, job.payload.call_id);
   if (!call || call.status !== "queued") return;
   const config = agentConfigForCall(ctx, call);
@@ -97,7 +100,7 @@ export async function placeCall(ctx: AppContext, job: RunningJob<{ call_id: stri
       job.complete();
     })();
     leg = carrierFor(ctx, call.carrier).dial({ callId: call.id, from: call.fromNumber ?? "", to: call.toNumber ?? "", options: call.carrierOptions ?? {} });
-    connectLeg(ctx, { ...call, status: "ringing" }, config, leg, { screenForMachine: true, simulatedRecognition: call.carrier === "simulated" });
+    connectLeg(ctx, brains, { ...call, status: "ringing" }, config, leg, { screenForMachine: true, simulatedRecognition: call.carrier === "simulated" });
   } catch (error) {
     leg?.hangup();
     ctx.sqlite.transaction(() => {
