@@ -5,7 +5,7 @@ import { FlowEngine, type FlowAction, type FlowState } from "./flow/engine.ts";
 import { containsPhrase } from "./flow/slots.ts";
 import { llmTurn, type ToolOutcome } from "./llm/brain.ts";
 import type { BrainServices } from "./services.ts";
-import { renderTemplate } from "./templates.ts";
+import { renderTemplate } from "../../lib/templates.ts";
 
 /** Where a conversation with an agent stands; plain JSON, stored between turns. */
 export type ConversationState =

@@ -1,4 +1,4 @@
-import { renderTemplate } from "../templates.ts";
+import { renderTemplate } from "../../../lib/templates.ts";
 import type { FlowDefinition, FlowNodeDefinition } from "./schema.ts";
 import { containsPhrase, parseSlot, type SlotValue } from "./slots.ts";
 

@@ -1,0 +1,68 @@
+// The import graph of src/, type-only imports included, read from the source text so that
+// `import type` and `export … from` count like any other edge (bundlers drop them; design does not).
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const IMPORT = /(?:^|[\s;])(?:import|export)\s[^;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
+
+export type ImportGraph = Map<string, string[]>;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+/** Files of `root` (relative paths) and the files of `root` each one imports. */
+export function importGraph(root: string): ImportGraph {
+  const graph: ImportGraph = new Map();
+  for (const file of sourceFiles(root)) {
+    const text = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "");
+    const targets = new Set<string>();
+    for (const match of text.matchAll(IMPORT)) {
+      const spec = match[1] ?? match[2] ?? match[3];
+      if (!spec.startsWith(".")) continue;
+      targets.add(relative(root, resolve(dirname(file), spec)));
+    }
+    graph.set(relative(root, file), [...targets]);
+  }
+  return graph;
+}
+
+/** Strongly connected components with more than one file, or a file importing itself (Tarjan). */
+export function cycles(graph: ImportGraph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (node: string) => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    onStack.add(node);
+    for (const target of graph.get(node) ?? []) {
+      if (!graph.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(node, Math.min(low.get(node)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(node, Math.min(low.get(node)!, index.get(target)!));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1 || graph.get(node)!.includes(node)) found.push(component.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}

@@ -1,0 +1,58 @@
+// Which part of src/ may import which: a file may import files of its own layer or a lower one,
+// never a higher one, so dependencies run one way (../shared/STYLE.md). Longest prefix wins.
+export const LAYERS: readonly (readonly string[])[] = [
+  ["lib/"],
+  ["config/", "db/", "net/", "core/version.ts"],
+  ["core/"],
+  ["jobs/"],
+  ["webhooks/"],
+  ["http/", "scheduler/"],
+  ["providers/"],
+  ["knowledge/"],
+  ["voice/media/"],
+  ["voice/speech/"],
+  ["telephony/"],
+  ["voice/brains/flow/"],
+  ["voice/agent-config.ts"],
+  ["voice/brains/"],
+  ["voice/readiness.ts"],
+  ["voice/runtime/"],
+  // Features, each above the ones it may use (through the composition root, anything else).
+  ["modules/workspaces/"],
+  ["modules/audit-log/"],
+  ["modules/api-keys/"],
+  ["modules/auth/"],
+  ["modules/members/"],
+  ["modules/webhooks/"],
+  ["modules/providers/"],
+  ["modules/tools/"],
+  ["modules/knowledge-base/"],
+  ["modules/voices/"],
+  ["modules/agents/"],
+  ["modules/phone-numbers/"],
+  ["modules/calls/"],
+  ["modules/campaigns/"],
+  ["modules/schedules/"],
+  ["modules/realtime/"],
+  ["modules/health/"],
+  ["app.ts"],
+  ["server.ts"],
+  ["cli/"],
+  ["main.ts"],
+];
+
+/** The layer of a file (its index in LAYERS), by the longest matching prefix. */
+export function layerOf(file: string): number {
+  let best = -1;
+  let bestLength = -1;
+  LAYERS.forEach((prefixes, rank) => {
+    for (const prefix of prefixes) {
+      if (file.startsWith(prefix) && prefix.length > bestLength) {
+        best = rank;
+        bestLength = prefix.length;
+      }
+    }
+  });
+  if (best < 0) throw new Error(`${file} is in no layer: add its folder to test/architecture/layers.ts`);
+  return best;
+}
