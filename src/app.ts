@@ -75,6 +75,7 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(webhookRoutes(ctx))
     .use(openApiRoutes(ctx, routes));
   routes.load(app.routes);
+  if (!ctx.config.checkResponses) routes.skipResponseChecks();
   return { app, routes };
 }
 

@@ -1,12 +1,14 @@
 // API benchmark of the shipped binary (dist/parley): cold start, idle memory, and requests/s and latency
-// of a few authenticated endpoints next to a bare Bun.serve. Prints figures to compare, never pass/fail.
-// Usage: bun scripts/bench/api.ts [--rebuild] [--starts 5] [--concurrency 32] [--duration 5] [--warmup 1]
+// under wrk of authenticated endpoints, next to reference programs started in the same run: a bare
+// Bun.serve and minimal Elysia + better-sqlite3 servers (reference.ts) doing the least the same answer
+// needs. Prints ratios against the goals of issue 9, never pass/fail. Needs `wrk` (apt install wrk).
+// Usage: bun scripts/bench/api.ts [--rebuild] [--starts 5] [--connections 50] [--duration 8]
 import type { Subprocess } from "bun";
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { cpus, release, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import type { LoadConfig, LoadResult } from "./load.ts";
+import { runWrk, wrkAvailable, type WrkResult } from "./wrk.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const BINARY = join(ROOT, "dist", "parley");
@@ -20,9 +22,8 @@ const NO_RATE_LIMITS = { PARLEY_RATE_LIMIT_PER_MINUTE: "100000000", PARLEY_PUBLI
 interface Options {
   rebuild: boolean;
   starts: number;
-  concurrency: number;
-  durationMs: number;
-  warmupMs: number;
+  connections: number;
+  seconds: number;
 }
 
 interface Server {
@@ -34,9 +35,18 @@ interface Server {
 
 interface Scenario {
   label: string;
-  result: LoadResult;
+  result: WrkResult;
   /** The server's resident memory right after the scenario, to spot growth across scenarios. */
   rssAfterMiB: number;
+  /** What the figure is compared with, and the ratio issue 9 asks for (0: shown, no goal). */
+  goal?: { against: string; ratio: number };
+}
+
+/** p99 with the offered load held at half of what the server saturated at. */
+interface HalfLoad {
+  label: string;
+  offered: number;
+  result: WrkResult;
 }
 
 // ---------------------------------------------------------------- child processes and cleanup
@@ -98,9 +108,8 @@ function parseOptions(): Options {
     options: {
       rebuild: { type: "boolean", default: false },
       starts: { type: "string", default: "5" },
-      concurrency: { type: "string", default: "32" },
-      duration: { type: "string", default: "5" },
-      warmup: { type: "string", default: "1" },
+      connections: { type: "string", default: "50" },
+      duration: { type: "string", default: "8" },
     },
   });
   const positive = (name: string, value: string) => {
@@ -111,9 +120,8 @@ function parseOptions(): Options {
   return {
     rebuild: values.rebuild,
     starts: Math.round(positive("starts", values.starts)),
-    concurrency: Math.round(positive("concurrency", values.concurrency)),
-    durationMs: positive("duration", values.duration) * 1000,
-    warmupMs: positive("warmup", values.warmup) * 1000,
+    connections: Math.round(positive("connections", values.connections)),
+    seconds: positive("duration", values.duration),
   };
 }
 
@@ -191,6 +199,17 @@ async function startHello(): Promise<Server> {
   return server;
 }
 
+/** The minimal Elysia + better-sqlite3 program; it prints its API key once it listens. */
+async function startReference(): Promise<{ server: Server; key: string }> {
+  const port = freePort();
+  const proc = spawnTracked([BUN, join(import.meta.dir, "reference.ts"), String(port), freshDir("reference")], { stdout: "pipe" });
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  const { value } = await reader.read();
+  const key = new TextDecoder().decode(value).trim();
+  if (!key.startsWith("sk_")) throw new Error(`reference.ts did not start: ${key}`);
+  return { server: { name: "reference", proc, url: `http://127.0.0.1:${port}`, logFile: "" }, key };
+}
+
 // ---------------------------------------------------------------- measurements
 
 async function measureColdStarts(runs: number): Promise<{ fresh: number[]; existing: number[] }> {
@@ -220,33 +239,31 @@ async function postJson(url: string, body: unknown, token?: string): Promise<Rec
   return json;
 }
 
-/** Registers a user and creates one admin key plus SEED_KEYS more so the list endpoint has pages. */
+/** Registers a user, one admin key plus SEED_KEYS more (the key list has pages) and 20 default agents. */
 async function seed(baseUrl: string): Promise<{ jwt: string; apiKey: string }> {
   const registered = await postJson(`${baseUrl}/v1/auth/register`, { email: "bench@example.com", password: "bench-password-1", name: "Bench" });
   const jwt = registered.access_token as string;
   const created = await postJson(`${baseUrl}/v1/api-keys`, { name: "bench", scope: "admin" }, jwt);
   for (let i = 0; i < SEED_KEYS; i++) await postJson(`${baseUrl}/v1/api-keys`, { name: `filler ${i}`, scope: "read-only" }, jwt);
+  for (let i = 0; i < 20; i++) await postJson(`${baseUrl}/v1/agents`, { name: `Agent ${i + 1}` }, created.key as string);
   return { jwt, apiKey: created.key as string };
 }
 
-async function runLoad(server: Server, path: string, token: string | null, options: Options): Promise<LoadResult> {
-  const config: LoadConfig = {
-    url: server.url + path,
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-    concurrency: options.concurrency,
-    warmupMs: options.warmupMs,
-    durationMs: options.durationMs,
-    serverPid: server.proc.pid,
-  };
-  const loader = spawnTracked([BUN, join(import.meta.dir, "load.ts"), JSON.stringify(config)], { stdout: "pipe" });
-  const output = await new Response(loader.stdout as ReadableStream).text();
-  if ((await loader.exited) !== 0) throw new Error(`load generator failed for ${path}`);
-  return JSON.parse(output) as LoadResult;
+async function runScenario(label: string, server: Server, path: string, token: string | null, options: Options, goal?: Scenario["goal"]): Promise<Scenario> {
+  console.log(`${label}…`);
+  const headers = token ? { authorization: `Bearer ${token}` } : undefined;
+  await runWrk({ url: server.url + path, headers, connections: options.connections, seconds: 1 }); // warm-up
+  const result = await runWrk({ url: server.url + path, headers, connections: options.connections, seconds: options.seconds });
+  return { label, result, rssAfterMiB: memoryMiB(server.proc.pid).rss, goal };
 }
 
-async function runScenario(label: string, server: Server, path: string, token: string | null, options: Options): Promise<Scenario> {
-  const result = await runLoad(server, path, token, options);
-  return { label, result, rssAfterMiB: memoryMiB(server.proc.pid).rss };
+/** Offers half the saturating rate (each connection paced) and reads the latency percentiles. */
+async function runHalfLoad(scenario: Scenario, server: Server, path: string, token: string, options: Options): Promise<HalfLoad> {
+  const offered = scenario.result.requestsPerSecond / 2;
+  const delayMs = Math.max(1, Math.round((options.connections * 1000) / offered));
+  console.log(`${scenario.label} at half load (${offered.toFixed(0)} req/s offered)…`);
+  const result = await runWrk({ url: server.url + path, headers: { authorization: `Bearer ${token}` }, connections: options.connections, seconds: options.seconds, delayMs });
+  return { label: scenario.label, offered, result };
 }
 
 // ---------------------------------------------------------------- report
@@ -260,30 +277,38 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
-function unexpectedStatuses(result: LoadResult): string {
-  const odd = Object.entries(result.statuses).filter(([status]) => status !== "200");
-  return odd.length ? odd.map(([status, n]) => `${n}×${status}`).join(" ") : "0";
+function scenarioTable(scenarios: Scenario[]): string {
+  const byLabel = new Map(scenarios.map((scenario) => [scenario.label, scenario]));
+  const rows = scenarios.map(({ label, result, rssAfterMiB, goal }) => {
+    const against = goal ? byLabel.get(goal.against) : undefined;
+    const ratio = against ? result.requestsPerSecond / against.result.requestsPerSecond : null;
+    return [
+      label,
+      result.requestsPerSecond.toFixed(0),
+      ms(result.latencyMs.p50),
+      ms(result.latencyMs.p99),
+      ms(result.latencyMs.max),
+      String(result.errors),
+      rssAfterMiB.toFixed(0),
+      ratio === null ? "" : `${ratio.toFixed(2)}x ${goal!.against}`,
+      ratio === null || !goal!.ratio ? "" : `>= ${goal!.ratio}x: ${ratio >= goal!.ratio ? "met" : "NOT met"}`,
+    ];
+  });
+  return table(["scenario", "req/s", "p50 ms", "p99 ms", "max ms", "errors", "RSS MiB", "ratio", "goal"], rows);
 }
 
-function scenarioTable(baseline: Scenario, scenarios: Scenario[]): string {
-  const rows = [baseline, ...scenarios].map(({ label, result, rssAfterMiB }) => [
+function halfLoadTable(runs: HalfLoad[]): string {
+  const rows = runs.map(({ label, offered, result }) => [
     label,
+    offered.toFixed(0),
     result.requestsPerSecond.toFixed(0),
     ms(result.latencyMs.p50),
     ms(result.latencyMs.p90),
     ms(result.latencyMs.p99),
-    ms(result.latencyMs.max),
-    `${(result.requestsPerSecond / baseline.result.requestsPerSecond).toFixed(2)}x`,
-    `${result.serverCpuPercent.toFixed(0)}%`,
-    `${result.loaderCpuPercent.toFixed(0)}%`,
-    rssAfterMiB.toFixed(0),
-    unexpectedStatuses(result),
+    String(result.errors),
+    `p99 < 5 ms: ${result.latencyMs.p99 < 5 ? "met" : "NOT met"}`,
   ]);
-  const header = ["scenario", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "vs bare", "server CPU", "loadgen CPU", "RSS MiB", "non-200"];
-  const notes = [baseline, ...scenarios]
-    .filter(({ result }) => result.loaderCpuPercent > result.serverCpuPercent)
-    .map(({ label }) => `note: the load generator used more CPU than the server in "${label}", so that figure is partly bounded by the client.`);
-  return [table(header, rows), ...notes].join("\n");
+  return table(["scenario", "offered req/s", "served req/s", "p50 ms", "p90 ms", "p99 ms", "errors", "goal"], rows);
 }
 
 function serverErrors(logFile: string): string[] {
@@ -293,8 +318,8 @@ function serverErrors(logFile: string): string[] {
 interface Results {
   cold: { fresh: number[]; existing: number[] };
   memory: { parleyIdle: Memory; parleyAfterLoad: Memory; helloIdle: Memory };
-  baseline: Scenario;
   scenarios: Scenario[];
+  halfLoad: HalfLoad[];
   serverErrors: string[];
   login: LoginTiming;
 }
@@ -358,10 +383,11 @@ function printReport(results: Results, options: Options): void {
     ),
   );
 
-  const window = `${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s`;
-  console.log(`\n== throughput and latency: ${options.concurrency} keep-alive connections, ${window} per scenario, load generator in its own process`);
-  console.log("   (CPU as % of one core over the measured window; RSS of the server right after the scenario)");
-  console.log(scenarioTable(results.baseline, results.scenarios));
+  console.log(`\n== throughput and latency: wrk, ${options.connections} keep-alive connections, 1 s warm-up + ${options.seconds} s per scenario`);
+  console.log("   (errors: non-2xx responses and socket errors; RSS of the server right after the scenario)");
+  console.log(scenarioTable(results.scenarios));
+  console.log(`\n== latency at half the saturating load (each connection paced)`);
+  console.log(halfLoadTable(results.halfLoad));
 
   const { login } = results;
   console.log(`\n== failed login, median of ${login.runs} sequential attempts each (argon2id; the two should match)`);
@@ -384,58 +410,65 @@ function printReport(results: Results, options: Options): void {
 
 // ---------------------------------------------------------------- runs
 
-async function measureBaseline(options: Options): Promise<{ baseline: Scenario; helloIdle: Memory }> {
+const BARE = "bare Bun.serve";
+const REFERENCE_ROW = "reference: key + one row";
+const REFERENCE_AGENTS = "reference: key + 20 agents";
+
+async function measureReferences(options: Options): Promise<{ scenarios: Scenario[]; helloIdle: Memory }> {
   const hello = await startHello();
   await Bun.sleep(500);
   const helloIdle = memoryMiB(hello.proc.pid);
-  const baseline = await runScenario("bare Bun.serve (baseline)", hello, "/", null, options);
+  const scenarios = [await runScenario(BARE, hello, "/", null, options)];
   await stop(hello.proc);
-  return { baseline, helloIdle };
+  const reference = await startReference();
+  scenarios.push(await runScenario(REFERENCE_ROW, reference.server, "/me", reference.key, options, { against: BARE, ratio: 0 }));
+  scenarios.push(await runScenario(REFERENCE_AGENTS, reference.server, "/agents", reference.key, options));
+  await stop(reference.server.proc);
+  return { scenarios, helloIdle };
 }
 
-async function measureParley(options: Options): Promise<Pick<Results, "scenarios" | "serverErrors" | "login"> & { parleyIdle: Memory; parleyAfterLoad: Memory }> {
+async function measureParley(options: Options) {
   const { server } = await startParley("load", freshDir("load"), NO_RATE_LIMITS);
   await Bun.sleep(500);
   const parleyIdle = memoryMiB(server.proc.pid);
   const { jwt, apiKey } = await seed(server.url);
   console.log("parley: failed-login timing…");
   const login = await measureLoginTiming(server.url);
-  const plan: [label: string, path: string, token: string][] = [
-    ["GET /v1/auth/me (API key)", "/v1/auth/me", apiKey],
-    ["GET /v1/api-keys?limit=20 (API key)", "/v1/api-keys?limit=20", apiKey],
-    ["GET /v1/auth/me (JWT)", "/v1/auth/me", jwt],
+  const me = await runScenario("Parley GET /v1/auth/me (API key)", server, "/v1/auth/me", apiKey, options, { against: BARE, ratio: 0.45 });
+  const agents = await runScenario("Parley GET /v1/agents?limit=20", server, "/v1/agents?limit=20", apiKey, options, { against: REFERENCE_AGENTS, ratio: 0.7 });
+  const scenarios = [
+    me,
+    agents,
+    await runScenario("Parley GET /v1/api-keys?limit=20 (API key)", server, "/v1/api-keys?limit=20", apiKey, options),
+    await runScenario("Parley GET /v1/auth/me (JWT)", server, "/v1/auth/me", jwt, options),
   ];
-  const scenarios: Scenario[] = [];
-  for (const [label, path, token] of plan) {
-    console.log(`parley: ${label}…`);
-    scenarios.push(await runScenario(label, server, path, token, options));
-  }
+  const halfLoad = [await runHalfLoad(me, server, "/v1/auth/me", apiKey, options), await runHalfLoad(agents, server, "/v1/agents?limit=20", apiKey, options)];
   await Bun.sleep(1_000);
   const parleyAfterLoad = memoryMiB(server.proc.pid);
   await stop(server.proc);
-  return { scenarios, serverErrors: serverErrors(server.logFile), login, parleyIdle, parleyAfterLoad };
+  return { scenarios, halfLoad, serverErrors: serverErrors(server.logFile), login, parleyIdle, parleyAfterLoad };
 }
 
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
   const options = parseOptions();
+  if (!wrkAvailable()) throw new Error("wrk is not installed: apt-get install wrk");
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   await ensureBinary(options.rebuild);
 
   console.log(`cold start: ${options.starts} runs each with a fresh and an existing data dir (plus one uncounted)…`);
   const cold = await measureColdStarts(options.starts);
-  console.log("baseline: bare Bun.serve…");
-  const { baseline, helloIdle } = await measureBaseline(options);
+  const references = await measureReferences(options);
   const parley = await measureParley(options);
 
   printReport(
     {
       cold,
-      memory: { parleyIdle: parley.parleyIdle, parleyAfterLoad: parley.parleyAfterLoad, helloIdle },
-      baseline,
-      scenarios: parley.scenarios,
+      memory: { parleyIdle: parley.parleyIdle, parleyAfterLoad: parley.parleyAfterLoad, helloIdle: references.helloIdle },
+      scenarios: [...references.scenarios, ...parley.scenarios],
+      halfLoad: parley.halfLoad,
       serverErrors: parley.serverErrors,
       login: parley.login,
     },

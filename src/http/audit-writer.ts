@@ -1,8 +1,7 @@
-import { sql } from "drizzle-orm";
+import type { Statement } from "better-sqlite3";
 import type { AppContext } from "../core/context.ts";
-import { prepared } from "../db/prepared.ts";
-import { auditLog } from "../db/schema/index.ts";
-import { newId } from "../lib/ids.ts";
+import type { Sqlite } from "../db/connection.ts";
+import { newTimeOrderedId } from "../lib/ids.ts";
 
 export interface AuditEntry {
   workspaceId: string;
@@ -18,21 +17,39 @@ export interface AuditEntry {
   requestId: string;
 }
 
-type AuditRow = AuditEntry & { id: string; createdAt: number };
+const COLUMNS = ["id", "workspace_id", "actor_type", "actor_id", "api_key_id", "action", "method", "path", "status", "ip", "user_agent", "request_id", "created_at"];
 
-const COLUMNS = ["id", "workspaceId", "actorType", "actorId", "apiKeyId", "action", "method", "path", "status", "ip", "userAgent", "requestId", "createdAt"] as const;
+// Written for every API-key request: a plain statement, bound by position, skips the query builder.
+const insertStatements = new WeakMap<Sqlite, Statement>();
 
-const insertAudit = prepared((db) =>
-  db
-    .insert(auditLog)
-    .values(Object.fromEntries(COLUMNS.map((column) => [column, sql.placeholder(column)])) as unknown as typeof auditLog.$inferInsert)
-    .prepare(),
-);
+function insertAudit(sqlite: Sqlite): Statement {
+  let statement = insertStatements.get(sqlite);
+  if (!statement) {
+    statement = sqlite.prepare(`INSERT INTO audit_log (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`);
+    insertStatements.set(sqlite, statement);
+  }
+  return statement;
+}
 
 /** Queues an audit row; it commits with the next batch, so requests never wait for it. */
 export function recordAudit(ctx: AppContext, entry: AuditEntry): void {
-  const row: AuditRow = { id: newId("aud"), createdAt: ctx.clock.now(), ...entry };
+  const now = ctx.clock.now();
+  const values = [
+    newTimeOrderedId("aud", now),
+    entry.workspaceId,
+    entry.actorType,
+    entry.actorId,
+    entry.apiKeyId,
+    entry.action,
+    entry.method,
+    entry.path,
+    entry.status,
+    entry.ip,
+    entry.userAgent,
+    entry.requestId,
+    now,
+  ];
   ctx.writeBehind.add(() => {
-    insertAudit(ctx.db).run(row as unknown as Record<string, unknown>);
+    insertAudit(ctx.sqlite).run(values);
   });
 }

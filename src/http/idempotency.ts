@@ -22,8 +22,9 @@ const ABANDONED_AFTER_MS = MINUTE;
 export function idempotency(ctx: AppContext) {
   return new Elysia({ name: "parley.idempotency" })
     .onBeforeHandle({ as: "global" }, ({ request, body, route }) => {
+      if (request.method !== "POST") return;
       const key = request.headers.get(IDEMPOTENCY_HEADER);
-      if (request.method !== "POST" || key === null) return;
+      if (key === null) return;
       if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new ApiError("bad_request", "Idempotency-Key must be 1-255 visible ASCII characters");
       const meta = requestMeta(request);
       const scope = scopeOf(meta);

@@ -126,7 +126,7 @@ function uploadContent(route: RouteInfo): Json {
 }
 
 function successResponses(route: RouteInfo): Json {
-  const declared = route.hooks.response as Record<string, unknown> | undefined;
+  const declared = route.responses;
   // Files and CSV exports name their media types (`x-response-types`); everything else answers JSON.
   const types = ((route.hooks.detail as Json | undefined)?.["x-response-types"] as string[] | undefined) ?? ["application/json"];
   const out: Json = {};

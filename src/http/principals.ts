@@ -7,6 +7,7 @@ import { ApiError } from "./errors.ts";
 import { ROLE_LEVEL, SCOPE_LEVEL, type Principal, type SessionPrincipal } from "./permissions.ts";
 import { sha256Hex } from "../lib/crypto.ts";
 import { recordKeyUse } from "./key-usage.ts";
+import { cachedKeyBySecretHash, rememberKey } from "./credential-cache.ts";
 
 /** The header a signed-in user sends to act in another of their workspaces. */
 export const WORKSPACE_HEADER = "x-workspace-id";
@@ -22,7 +23,7 @@ const membershipQuery = prepared((db) =>
 
 const apiKeyQuery = prepared((db) =>
   db
-    .select({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, scope: apiKeys.scope, mode: apiKeys.mode, isOperator: workspaces.isOperator })
+    .select({ key: apiKeys, workspace: workspaces })
     .from(apiKeys)
     .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
     .where(and(eq(apiKeys.secretHash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
@@ -76,8 +77,16 @@ export async function resolveWorkspacePrincipal(ctx: HttpContext, credential: Cr
 }
 
 function resolveApiKey(ctx: AppContext, secret: string): Principal {
-  const key = apiKeyQuery(ctx.db).get({ hash: sha256Hex(secret) });
-  if (!key) throw new ApiError("unauthorized", "the API key is not valid or has been revoked");
+  const hash = sha256Hex(secret);
+  const now = ctx.clock.now();
+  let found = cachedKeyBySecretHash(ctx, hash, now);
+  if (!found) {
+    const row = apiKeyQuery(ctx.db).get({ hash });
+    if (!row) throw new ApiError("unauthorized", "the API key is not valid or has been revoked");
+    found = { ...row, loadedAt: now };
+    rememberKey(ctx, found);
+  }
+  const { key, workspace } = found;
   recordKeyUse(ctx, key.id);
   return {
     kind: "api_key",
@@ -89,7 +98,7 @@ function resolveApiKey(ctx: AppContext, secret: string): Principal {
     apiKeyId: key.id,
     scope: key.scope,
     keyMode: key.mode,
-    isOperatorWorkspace: key.isOperator,
+    isOperatorWorkspace: workspace.isOperator,
   };
 }
 

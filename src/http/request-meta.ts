@@ -51,8 +51,7 @@ export function findRequestMeta(request: Request): RequestMeta | undefined {
  * that is not itself a trusted proxy (entries further left are the client's own claims).
  */
 export function clientIp(peer: string | undefined, forwardedFor: string | null, config: Config): string {
-  const peerBytes = peer ? parseIp(peer) : null;
-  const canonicalPeer = peerBytes ? formatIp(peerBytes) : (peer ?? "unknown");
+  const { bytes: peerBytes, canonical: canonicalPeer } = canonicalAddress(peer);
   if (!peerBytes || !forwardedFor || !isTrusted(peerBytes, config)) return canonicalPeer;
   const hops = forwardedFor.split(",").map((hop) => hop.trim()).filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) {
@@ -61,6 +60,21 @@ export function clientIp(peer: string | undefined, forwardedFor: string | null, 
     if (!isTrusted(bytes, config)) return formatIp(bytes);
   }
   return hops.length ? formatIp(parseIp(hops[0])!) : canonicalPeer;
+}
+
+// Clients keep coming back from the same few addresses: parse each once, not on every request.
+const canonicalPeers = new Map<string, { bytes: Uint8Array | null; canonical: string }>();
+
+function canonicalAddress(peer: string | undefined): { bytes: Uint8Array | null; canonical: string } {
+  if (!peer) return { bytes: null, canonical: "unknown" };
+  let known = canonicalPeers.get(peer);
+  if (!known) {
+    const bytes = parseIp(peer);
+    known = { bytes, canonical: bytes ? formatIp(bytes) : peer };
+    if (canonicalPeers.size >= 4096) canonicalPeers.clear();
+    canonicalPeers.set(peer, known);
+  }
+  return known;
 }
 
 function isTrusted(ip: Uint8Array, config: Config): boolean {

@@ -10,6 +10,19 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(20)}`;
 }
 
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/**
+ * An id that sorts by creation time: 8 base62 characters of the epoch ms, then 12 random ones (same
+ * length as newId). For append-only tables written per request (the audit log), so a new row's
+ * primary-key entry lands at the end of the index instead of at a random page.
+ */
+export function newTimeOrderedId(prefix: IdPrefix, now: number): string {
+  let time = "";
+  for (let rest = Math.max(0, Math.floor(now)), i = 0; i < 8; i++, rest = Math.floor(rest / 62)) time = BASE62[rest % 62] + time;
+  return `${prefix}_${time}${randomBase62(12)}`;
+}
+
 export function hasPrefix(id: string, prefix: IdPrefix): boolean {
   return id.startsWith(`${prefix}_`) && id.length > prefix.length + 1;
 }

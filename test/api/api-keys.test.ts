@@ -50,6 +50,18 @@ describe("API keys", () => {
     expect((await s.server.api.patch(`/v1/api-keys/${created.body.id}`, { scope: "admin" }, { token: s.user.token })).status).toBe(422);
   });
 
+  test("a key's next request sees its own rename and its workspace's new name (resolved keys are not served stale)", async () => {
+    const created = await s.server.api.post("/v1/api-keys", { name: "before", scope: "admin" }, { token: s.user.token });
+    const key = created.body.key;
+    expect((await s.server.api.get("/v1/auth/me", { token: key })).body.api_key.name).toBe("before");
+    await s.server.api.patch(`/v1/api-keys/${created.body.id}`, { name: "after" }, { token: s.user.token });
+    const workspaceName = `renamed ${Date.now()}`;
+    expect((await s.server.api.patch("/v1/workspaces/current", { name: workspaceName }, { token: key })).status).toBe(200);
+    const me = await s.server.api.get("/v1/auth/me", { token: key });
+    expect(me.body.api_key.name).toBe("after");
+    expect(me.body.workspace.name).toBe(workspaceName);
+  });
+
   test("keys never expire: still valid a year later", async () => {
     const created = await s.server.api.post("/v1/api-keys", { name: "forever", scope: "read-only" }, { token: s.user.token });
     s.server.clock.advance(366 * 24 * 60 * 60 * 1000);

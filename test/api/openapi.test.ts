@@ -1,6 +1,9 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { contractOperations, IMPLEMENTED, samePath } from "../helpers/contract.ts";
+import { createApp } from "../../src/app.ts";
+import { buildOpenApi } from "../../src/http/openapi.ts";
+import type { RouteInfo } from "../../src/http/route-index.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -112,5 +115,24 @@ describe("OpenAPI webhooks section", () => {
     }
     const headers = doc.webhooks["call.completed"].post.parameters.map((p: any) => p.name);
     expect(headers).toEqual(["X-Parley-Signature", "webhook-id", "webhook-timestamp", "webhook-signature"]);
+  });
+});
+
+describe("response schemas", () => {
+  test("the suite's servers check every response against its schema; production skips the check but documents the same", () => {
+    const { routes: checked } = createApp(server.ctx, server.ctx.services);
+    server.ctx.config.checkResponses = false;
+    const { routes } = createApp(server.ctx, server.ctx.services);
+    server.ctx.config.checkResponses = true;
+    const withSchemas = routes.all().filter((route) => Object.keys(route.responses).length > 0);
+    expect(withSchemas.length).toBeGreaterThan(100);
+    const noValidate = (route: RouteInfo | undefined, status: string) => (route!.hooks.response as Record<string, { noValidate?: boolean }>)[status].noValidate;
+    for (const route of withSchemas) {
+      for (const status of Object.keys(route.responses)) {
+        expect(noValidate(route, status)).toBe(true);
+        expect(noValidate(checked.find(route.method, route.path), status)).toBeUndefined();
+      }
+    }
+    expect(buildOpenApi(server.ctx, routes)).toEqual(buildOpenApi(server.ctx, checked));
   });
 });

@@ -12,6 +12,7 @@ import { publishWorkspaceEvent } from "../../src/webhooks/outbox.ts";
 const [dataDir, receiverUrl, totalText] = process.argv.slice(2);
 const total = Number(totalText);
 const config = buildConfig({ host: "127.0.0.1", port: "0", dataDir, allowPrivateUrls: "true", jobLeaseSeconds: "1", logLevel: "warn" });
+config.checkResponses = true;
 const ctx = createParley({ config, logger: createLogger("warn") });
 
 let workspaceId = ctx.db.select({ id: workspaces.id }).from(workspaces).get()?.id;

@@ -21,6 +21,7 @@ export interface TestServer {
 export function createTestContext(settings: RawSettings = {}, startAt = Date.now()) {
   const dataDir = mkdtempSync(join(tmpdir(), "parley-ctx-"));
   const config = buildConfig({ host: "127.0.0.1", port: "0", dataDir, allowPrivateUrls: "true", ...settings });
+  config.checkResponses = true;
   const clock = new ManualClock(startAt);
   const logs: string[] = [];
   const ctx = createParley({ config, clock, logger: createLogger("info", (line) => logs.push(line)) });
@@ -63,6 +64,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const logs: string[] = [];
   const logger: Logger = createLogger("info", (line) => logs.push(line));
   if (options.webhookTimeoutMs) config.webhookTimeoutMs = options.webhookTimeoutMs;
+  // Every response the suite sees is checked against its documented schema (off in production).
+  config.checkResponses = true;
   const ctx = createParley({ config, clock, logger });
   const server = startServer(ctx);
   return {

@@ -502,6 +502,7 @@ function bootOn(dataDir: string, startAt: number) {
     publicRateLimitPerMinute: "100000",
     ...SETTINGS,
   });
+  config.checkResponses = true;
   const clock = new ManualClock(startAt);
   const ctx = createParley({ config, clock, logger: createLogger("info", () => {}) });
   const server = startServer(ctx);

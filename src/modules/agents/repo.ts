@@ -15,14 +15,28 @@ export function findAgent(db: Db, workspaceId: string, id: string): AgentRow | u
   return agentById(db).get({ workspaceId, id });
 }
 
+// The list is read on every dashboard load: both forms prepared once (first page, and after a cursor).
+const listPage = (after: boolean) =>
+  prepared((db) =>
+    db
+      .select()
+      .from(agents)
+      .where(
+        and(
+          eq(agents.workspaceId, sql.placeholder("workspaceId")),
+          after ? afterCursor(agents.createdAt, agents.id, { at: sql.placeholder("at") as unknown as number, id: sql.placeholder("id") as unknown as string }) : undefined,
+        ),
+      )
+      .orderBy(desc(agents.createdAt), desc(agents.id))
+      .limit(sql.placeholder("limit"))
+      .prepare(),
+  );
+const firstPage = listPage(false);
+const laterPage = listPage(true);
+
 export function listAgents(db: Db, workspaceId: string, page: PageRequest): AgentRow[] {
-  return db
-    .select()
-    .from(agents)
-    .where(and(eq(agents.workspaceId, workspaceId), afterCursor(agents.createdAt, agents.id, page.after)))
-    .orderBy(desc(agents.createdAt), desc(agents.id))
-    .limit(page.limit + 1)
-    .all();
+  const limit = page.limit + 1;
+  return page.after ? laterPage(db).all({ workspaceId, limit, at: page.after.at, id: page.after.id }) : firstPage(db).all({ workspaceId, limit });
 }
 
 export function insertAgent(db: Db, row: AgentRow): void {

@@ -6,6 +6,7 @@ import { newId } from "../../lib/ids.ts";
 import { randomBase62 } from "../../lib/random.ts";
 import { findApiKey, insertApiKey, renameApiKey, revokeApiKey, type ApiKeyRow } from "./repo.ts";
 import { lastUsedAt } from "../../http/key-usage.ts";
+import { forgetCredentials } from "../../http/credential-cache.ts";
 
 /** Secret length in base62 characters: 40 × log2(62) ≈ 238 bits. */
 const SECRET_LENGTH = 40;
@@ -59,10 +60,12 @@ export function withPendingUse(ctx: AppContext, row: ApiKeyRow): ApiKeyRow {
 export function renameKey(ctx: AppContext, workspaceId: string, id: string, name: string): ApiKeyRow {
   if (!name.trim()) throw invalid("name", "must not be blank");
   if (!renameApiKey(ctx.db, workspaceId, id, name.trim(), ctx.clock.now())) throw notFound("API key");
+  forgetCredentials(ctx);
   return getApiKey(ctx, workspaceId, id);
 }
 
-/** Revocation is immediate: every request looks the key up, so the next one fails. */
+/** Revocation is immediate: resolved keys are forgotten, so the next request looks the key up and fails. */
 export function revokeKey(ctx: AppContext, workspaceId: string, id: string): void {
   if (!revokeApiKey(ctx.db, workspaceId, id, ctx.clock.now())) throw notFound("API key");
+  forgetCredentials(ctx);
 }

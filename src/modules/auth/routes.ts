@@ -7,7 +7,8 @@ import { Accepted, IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
 import { requestMeta } from "../../http/request-meta.ts";
 import { apiKeyJson } from "../api-keys/models.ts";
-import { getApiKey } from "../api-keys/service.ts";
+import { getApiKey, withPendingUse } from "../api-keys/service.ts";
+import { cachedKeyById } from "../../http/credential-cache.ts";
 import { workspaceJson } from "../workspaces/models.ts";
 import { getWorkspace } from "../workspaces/service.ts";
 import {
@@ -50,10 +51,14 @@ export function authRoutes(ctx: HttpContext) {
     .get(
       "/me",
       ({ principal }) => {
-        const workspace = workspaceJson(getWorkspace(ctx, principal.workspaceId));
         if (principal.apiKeyId) {
-          return { object: "api_key" as const, id: principal.apiKeyId, api_key: apiKeyJson(getApiKey(ctx, principal.workspaceId, principal.apiKeyId)), workspace };
+          // The rows the key was just resolved with: no second read of either.
+          const resolved = cachedKeyById(ctx, principal.apiKeyId, ctx.clock.now());
+          const key = resolved ? withPendingUse(ctx, resolved.key) : getApiKey(ctx, principal.workspaceId, principal.apiKeyId);
+          const workspace = workspaceJson(resolved?.workspace ?? getWorkspace(ctx, principal.workspaceId));
+          return { object: "api_key" as const, id: principal.apiKeyId, api_key: apiKeyJson(key), workspace };
         }
+        const workspace = workspaceJson(getWorkspace(ctx, principal.workspaceId));
         const user = repo.findUser(ctx.db, principal.userId!);
         if (!user) throw new ApiError("unauthorized", "the user no longer exists");
         return { ...userJson(user), role: principal.role!, workspace };

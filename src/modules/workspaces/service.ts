@@ -1,4 +1,5 @@
 import type { AppContext } from "../../core/context.ts";
+import { forgetCredentials } from "../../http/credential-cache.ts";
 import { invalid, notFound } from "../../http/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { isValidTimeZone } from "../../lib/time.ts";
@@ -45,6 +46,7 @@ export function updateWorkspaceSettings(ctx: AppContext, workspaceId: string, in
   if (input.default_language !== undefined) changes.defaultLanguage = input.default_language;
   if (input.default_country !== undefined) changes.defaultCountry = input.default_country;
   updateWorkspace(ctx.db, workspaceId, changes);
+  forgetCredentials(ctx);
   return getWorkspace(ctx, workspaceId);
 }
 
