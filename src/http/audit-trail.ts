@@ -13,11 +13,13 @@ export function auditTrail(ctx: AppContext, routes: RouteIndex) {
   return new Elysia({ name: "parley.audit-trail" })
     .onAfterHandle({ as: "global" }, ({ request, route, responseValue, set }) => {
       auditRequest(ctx, routes, request, route, statusOf(responseValue, set.status));
+    })
+    .onAfterResponse({ as: "global" }, ({ request, route, responseValue, set }) => {
+      auditRequest(ctx, routes, request, route, statusOf(responseValue, set.status));
     });
 }
 
 export function auditRequest(ctx: AppContext, routes: RouteIndex, request: Request, route: string, status: number): void {
-  if (process.env.NOAUDIT) return;
   const meta = findRequestMeta(request);
   if (!meta || meta.audited) return;
   const principal = meta.principal;
