@@ -29,6 +29,7 @@ import { placeCall } from "./modules/calls/connect.ts";
 import { endLiveCallsAtShutdown, watchLiveCalls } from "./voice/runtime/watchdog.ts";
 import { deliverWebhook } from "./webhooks/delivery.ts";
 import { DELIVER_JOB } from "./webhooks/outbox.ts";
+import { DELIVERY_JOB_RUN_LIMIT } from "./webhooks/retry-policy.ts";
 
 /** Running jobs get this long to finish at shutdown; the rest are handed back to the queue. */
 const JOB_SHUTDOWN_DEADLINE_MS = 10_000;
@@ -92,7 +93,7 @@ function registerJobHandlers(ctx: Parley): void {
   // Deliveries wait on the network, not the CPU: many may be in flight on a small box.
   ctx.jobs.register<{ delivery_id: string }>(DELIVER_JOB, (job) => deliverWebhook(ctx, job), {
     concurrency: 32,
-    maxAttempts: 50,
+    maxAttempts: DELIVERY_JOB_RUN_LIMIT,
     retryAt: (_job, now) => now, // the handler names the exact time (its own schedule) with JobRetryLater
   });
   // Embedding is CPU work on this box (the built-in embedder): two at a time leave room for requests.

@@ -79,28 +79,41 @@ export async function openOutbound(
   timeout?: AbortSignal,
   timeoutMs?: number,
 ): Promise<Response> {
-  const url = checkUrlShape(raw, policy);
-  let target = url.toString();
-  const headers: Record<string, string> = { ...request.headers };
-  const tls: { serverName?: string } = {};
-  if (!policy.allowPrivate) {
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await (policy.resolve ?? resolveAll)(host);
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
-    if (refused) throw new OutboundRefused(`${host} resolves to ${refused.address}, a private or reserved address`);
-    const pinned = addresses[0];
-    const pinnedUrl = new URL(url);
-    pinnedUrl.hostname = pinned.family === 6 ? `[${pinned.address}]` : pinned.address;
-    target = pinnedUrl.toString();
-    headers.host = url.host;
-    tls.serverName = host;
-  }
+  const pinned = await pinToCheckedAddress(checkUrlShape(raw, policy), policy);
+  const target = pinned.url.toString();
+  const headers: Record<string, string> = { ...request.headers, ...pinned.headers };
+  const tls = pinned.tls;
   try {
     return await fetch(target, { method: request.method, headers, body: request.body, signal: request.signal, redirect: "manual", tls } as RequestInit);
   } catch (error) {
     if (timeout?.aborted || (error as Error)?.name === "TimeoutError") throw new OutboundTimeout(`no response within ${(timeoutMs ?? 0) / 1000} s`);
     throw new OutboundFailed(describeNetworkError(error));
   }
+}
+
+/** Where to connect for a shape-checked URL, with the Host header and TLS name that keep it the same request. */
+export interface PinnedTarget {
+  url: URL;
+  headers: { host?: string };
+  tls: { serverName?: string };
+}
+
+/**
+ * THE resolve-and-pin step every outgoing connection takes (HTTP and WebSocket): without private
+ * URLs the host name is resolved here, every address checked, and the connection pinned to a checked
+ * one (Host header and TLS name kept), so a DNS answer that changes between check and connect
+ * cannot redirect it inside.
+ */
+export async function pinToCheckedAddress(url: URL, policy: OutboundPolicy): Promise<PinnedTarget> {
+  if (policy.allowPrivate) return { url: new URL(url), headers: {}, tls: {} };
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await (policy.resolve ?? resolveAll)(host);
+  const refused = addresses.find((a) => !isPublicAddress(a.address));
+  if (refused) throw new OutboundRefused(`${host} resolves to ${refused.address}, a private or reserved address`);
+  const pinned = addresses[0];
+  const target = new URL(url);
+  target.hostname = pinned.family === 6 ? `[${pinned.address}]` : pinned.address;
+  return { url: target, headers: { host: url.host }, tls: { serverName: host } };
 }
 
 export class OutboundTimeout extends Error {}

@@ -8,12 +8,10 @@ import { DAY, HOUR, MINUTE, SECOND, toIso } from "../lib/time.ts";
 import { JobRetryLater, JobSnooze } from "../jobs/outcomes.ts";
 import type { RunningJob } from "../jobs/runner.ts";
 import { OutboundRefused, OutboundTimeout, sendOutbound } from "../net/outbound.ts";
+import { nextAttemptAt } from "./retry-policy.ts";
 import { signWebhook } from "./signing.ts";
 import { resolveTarget, type EndpointRow } from "./targets.ts";
 
-/** Retries after the first attempt (DESIGN.md): then the delivery is a dead letter. */
-export const RETRY_OFFSETS_MS = [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 6 * HOUR, 24 * HOUR];
-export const MAX_DELIVERY_ATTEMPTS = RETRY_OFFSETS_MS.length + 1;
 export const RESPONSE_LIMIT_BYTES = 64 * 1024;
 const EXCERPT_BYTES = 1024;
 /** Consecutive failures that open an endpoint's circuit breaker. */
@@ -55,7 +53,7 @@ export async function deliverWebhook(ctx: AppContext, job: RunningJob<{ delivery
   const verdict = classify(result);
   const after = ctx.clock.now();
   const firstAttemptAt = delivery.firstAttemptAt ?? now;
-  const retryAt = verdict === "retry" && attempt < MAX_DELIVERY_ATTEMPTS ? Math.max(firstAttemptAt + RETRY_OFFSETS_MS[attempt - 1], after + (result.retryAfterMs ?? 0)) : null;
+  const retryAt = verdict === "retry" ? nextAttemptAt(attempt, firstAttemptAt, after, result.retryAfterMs) : null;
 
   ctx.sqlite.transaction(() => {
     insertAttempt(ctx.db).run({

@@ -4,6 +4,7 @@ import { agentWebhooks } from "../db/schema/index.ts";
 import { newId } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
 import { enqueueJob } from "../jobs/queue.ts";
+import { DELIVERY_JOB_RUN_LIMIT } from "./retry-policy.ts";
 import { enabledEndpoints, insertDelivery, insertEvent } from "./statements.ts";
 import { AGENT_EVENT_TYPES, TEST_EVENT_TYPE, type AgentEventType, type WorkspaceEventType } from "./event-types.ts";
 
@@ -67,5 +68,5 @@ function addDelivery(ctx: AppContext, workspaceId: string, eventId: string, targ
 }
 
 export function enqueueDelivery(ctx: AppContext, workspaceId: string, deliveryId: string, runAt: number): void {
-  enqueueJob(ctx, { type: DELIVER_JOB, payload: { delivery_id: deliveryId }, uniqueKey: `${DELIVER_JOB}:${deliveryId}`, workspaceId, runAt, maxAttempts: 50 });
+  enqueueJob(ctx, { type: DELIVER_JOB, payload: { delivery_id: deliveryId }, uniqueKey: `${DELIVER_JOB}:${deliveryId}`, workspaceId, runAt, maxAttempts: DELIVERY_JOB_RUN_LIMIT });
 }

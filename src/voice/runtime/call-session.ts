@@ -4,22 +4,21 @@ import type { CallLeg, LegEndReason } from "../../telephony/types.ts";
 import { AgentConversation, type ConversationState } from "../brains/agent-brain.ts";
 import type { BrainServices } from "../brains/services.ts";
 import type { FlowAction } from "../brains/flow/engine.ts";
-import { DtmfDetector } from "../media/dtmf.ts";
 import { PcmFramer } from "../media/framer.ts";
-import { samplesPerFrame } from "../media/frames.ts";
-import { decodeG711, encodeG711 } from "../media/g711.ts";
-import { StreamingResampler } from "../media/resampler.ts";
-import { SpeechSegmenter, type SpeechSegmentEvent } from "../media/speech-segmenter.ts";
-import { BeepDetector } from "../media/tones.ts";
-import { VoiceActivityDetector } from "../media/vad.ts";
+import { encodeG711 } from "../media/g711.ts";
 import { StereoWavWriter } from "../media/wav-writer.ts";
-import type { RecognitionSession, SpeechToText, TextToSpeech } from "../speech/types.ts";
-import { AnsweringMachineDetector } from "./amd.ts";
+import type { SpeechToText, TextToSpeech } from "../speech/types.ts";
 import { FRAME_MS, type MediaClock } from "../media/media-clock.ts";
+import { CallerAudio } from "./caller-audio.ts";
+import { DigitCollector, type KeyedEntry } from "./digit-collector.ts";
+import { latencyNote, type TurnTiming } from "./latency.ts";
 import { PlaybackQueue, type SpokenSegment } from "./playback.ts";
 import type { CallEnding, CallJournal } from "./journal.ts";
 import { liveCalls, type LiveCall } from "./registry.ts";
+import { AgentResponse } from "./response.ts";
+import { BEEP_WAIT_MS, CallScreening } from "./screening.ts";
 import { SentenceSplitter } from "./sentences.ts";
+import { TranscriptOrder } from "./transcript-order.ts";
 
 export interface CallSessionOptions {
   ctx: AppContext;
@@ -42,37 +41,16 @@ export interface CallSessionOptions {
   recognitionContext?: Record<string, unknown>;
 }
 
-/** Why a response in progress was cancelled: each cause leaves the conversation in a different state. */
-type ResponseKind = "brain" | "reminder" | "say" | "voicemail";
-
-type ResponseCancel =
-  /** The caller went on talking before the agent said a word: the response never happened. */
-  | { cause: "dropped" }
-  /** The caller talked over the agent: what they heard of it was said. */
-  | { cause: "barge_in"; heard: string }
-  | { cause: "ended" };
-
-/** Keys arriving within this long of each other form one entry (or until `#`). */
-const DIGIT_GAP_MS = 1500;
 /** Calls must keep sending audio; this much silence from the transport means it is gone. */
 const TRANSPORT_SILENCE_LIMIT_MS = 15_000;
-
-interface TurnTiming {
-  speechEndDetectedAt: number;
-  sttMs?: number;
-  brainStartedAt?: number;
-  firstTextAt?: number;
-  ttsRequestedAt?: number;
-  firstAudioAt?: number;
-  firstFrameAt?: number;
-}
 
 type Phase = "connecting" | "screening" | "waiting_for_beep" | "conversing" | "ending" | "ended";
 
 /**
- * One live call: the conversation loop. Caller audio → decode → VAD and endpointing → speech to
- * text → the agent's brain → sentence by sentence speech → encode → the carrier, with the recorder
- * on both directions, turn-taking (barge-in, silence, max duration, DTMF) and the call's timeline.
+ * One live call: turn-taking. The caller's audio (keys, utterances, their words) comes from
+ * CallerAudio; the session decides who speaks: the agent's brain answers sentence by sentence as
+ * AgentResponses, the caller may talk over them, silence and keys have their rules, and the
+ * transcript is written in the order turns started.
  */
 export class CallSession implements LiveCall {
   readonly callId: string;
@@ -88,57 +66,38 @@ export class CallSession implements LiveCall {
   private readonly agent: AgentConfig;
   private readonly leg: CallLeg;
   private readonly tts: TextToSpeech;
-  private readonly stt: SpeechToText;
   private readonly options: CallSessionOptions;
   private readonly conversation: AgentConversation;
   private state: ConversationState;
   private phase: Phase = "connecting";
 
   private readonly lineRate: number;
-  private readonly frameSamples: number;
   private readonly law: "mulaw" | "alaw" | null;
-  private readonly vad: VoiceActivityDetector;
-  private readonly segmenter: SpeechSegmenter;
-  private readonly dtmf: DtmfDetector;
-  private beeps: BeepDetector | null = null;
-  private amd: AnsweringMachineDetector | null = null;
-  private toRecogniser: StreamingResampler | null;
+  private readonly caller: CallerAudio;
+  private readonly transcript: TranscriptOrder;
+  private readonly digits = new DigitCollector();
+  private screening: CallScreening | null = null;
   private recorder: StereoWavWriter | null = null;
   private readonly playback = new PlaybackQueue();
-  /** Scratch for the caller's decoded frame and its resampled copy: everything downstream copies what it keeps. */
-  private readonly callerPcm: Int16Array;
-  private recognitionPcm: Int16Array | null = null;
 
-  private recognition: RecognitionSession | null = null;
-  /** Transcripts are handled in the order the caller spoke, whichever recognition finishes first. */
-  private transcripts: Promise<void> = Promise.resolve();
-  private utteranceStartMs = 0;
   /** Caller text not yet answered: a response dropped before the agent said anything, or words heard while the caller went on. */
   private pendingCallerText = "";
-  private responding: AbortController | null = null;
-  /** The response in progress may be dropped when the caller goes on talking before it is heard (not a greeting). */
-  private droppable = false;
+  /** The interruptible response in progress (being prepared or spoken). */
+  private responding: AgentResponse | null = null;
+  /** The response that spoke last: its kind decides what a barge-in trims and whether silence restarts. */
+  private lastResponse: AgentResponse | null = null;
+  /** A response whose decided action (end, transfer) waits for its audio to finish. */
+  private finishing: AgentResponse | null = null;
   private responseChain: Promise<void> = Promise.resolve();
   private agentTurnStartMs: number | null = null;
   private agentSpeaking = false;
   private bargeInSpeechMs = 0;
-  private afterPlayback: (() => void) | null = null;
-  private timing: TurnTiming | null = null;
-  /**
-   * Who the latest response speaks for: the brain's words are in its history (a barge-in trims them
-   * there too); a reminder does not restart the silence count.
-   */
-  private speakingFor: ResponseKind = "brain";
 
   private elapsedMs = 0;
-  private callerFrames = 0;
   private lastTransportAudio = performance.now();
   private readonly dialledAt = performance.now();
   private lastActivityMs = 0;
   private remindedAt: number | null = null;
-  private digits = "";
-  private lastDigitMs = 0;
-  private firstDigitMs = 0;
   private unsubscribe: (() => void) | null = null;
   private slots: Record<string, unknown> = {};
 
@@ -151,21 +110,35 @@ export class CallSession implements LiveCall {
     this.agent = options.agent;
     this.leg = options.leg;
     this.tts = options.tts;
-    this.stt = options.stt;
     this.maxDurationMs = this.agent.turn_taking.max_duration_s * 1000;
     this.lineRate = this.leg.format.sampleRate;
-    this.frameSamples = samplesPerFrame(this.lineRate);
     this.law = this.leg.format.encoding === "pcmu" ? "mulaw" : this.leg.format.encoding === "pcma" ? "alaw" : null;
-    this.vad = new VoiceActivityDetector({ sampleRate: this.lineRate, mode: 3 });
-    this.segmenter = new SpeechSegmenter({
-      sampleRate: this.lineRate,
-      endpointingMs: this.agent.turn_taking.endpointing_ms,
-      minSpeechMs: 80,
-      preRollMs: 300,
-    });
-    this.dtmf = new DtmfDetector({ sampleRate: this.lineRate });
-    this.callerPcm = new Int16Array(this.frameSamples);
-    this.toRecogniser = this.lineRate === options.sttSampleRate ? null : new StreamingResampler({ fromRate: this.lineRate, toRate: options.sttSampleRate });
+    this.transcript = new TranscriptOrder((turn) => this.journal.turn(turn));
+    this.caller = new CallerAudio(
+      {
+        lineRate: this.lineRate,
+        encoding: this.law,
+        stt: options.stt,
+        recognition: {
+          language: this.agent.transcriber.language ?? this.agent.language,
+          sampleRate: options.sttSampleRate,
+          model: this.agent.transcriber.model,
+          channel: this.callId,
+          ...(options.recognitionContext ?? {}),
+        },
+        sttSampleRate: options.sttSampleRate,
+        endpointingMs: this.agent.turn_taking.endpointing_ms,
+        transcript: this.transcript,
+        elapsedMs: () => this.elapsedMs,
+      },
+      {
+        digit: (digit) => this.onDigit(digit, "in-band"),
+        speechStarted: () => this.onSpeechStarted(),
+        speechEnded: () => (this.lastActivityMs = this.elapsedMs),
+        heard: (text, timing) => this.onCallerText(text, timing),
+        recognitionError: (code, message) => this.journal.error(code, message, false),
+      },
+    );
     this.conversation = new AgentConversation(options.brains, this.agent, {
       workspaceId: this.workspaceId,
       agentId: options.call.agentId,
@@ -195,10 +168,10 @@ export class CallSession implements LiveCall {
 
   say(text: string): void {
     this.journal.note("say", { text });
-    this.enqueueResponse(async (signal) => {
-      await this.speakText(text, signal);
+    this.enqueueResponse(new AgentResponse("say", false, false), async (response) => {
+      await this.speakText(text, response);
       return null;
-    }, false, { kind: "say" });
+    });
   }
 
   async transfer(to: string, reason: string | null): Promise<void> {
@@ -243,8 +216,7 @@ export class CallSession implements LiveCall {
     this.unsubscribe = this.options.clock.subscribe(() => this.onTick());
     if (this.options.screenForMachine) {
       this.phase = "screening";
-      this.amd = new AnsweringMachineDetector();
-      this.beeps = new BeepDetector({ sampleRate: this.lineRate });
+      this.screening = new CallScreening(this.lineRate);
       return;
     }
     this.beginConversation();
@@ -253,11 +225,11 @@ export class CallSession implements LiveCall {
   private beginConversation(): void {
     this.phase = "conversing";
     this.lastActivityMs = this.elapsedMs;
-    this.enqueueResponse(async (signal) => {
+    this.enqueueResponse(new AgentResponse("brain", true, false), async (response) => {
       const opening = await this.conversation.open(this.state);
-      for (const text of opening.say) await this.speakText(text, signal);
+      for (const text of opening.say) await this.speakText(text, response);
       return opening.action;
-    }, true);
+    });
   }
 
   private onLegEnded(reason: LegEndReason, detail?: string): void {
@@ -275,16 +247,14 @@ export class CallSession implements LiveCall {
     if (this.ended) return;
     const wasAnswered = this.phase !== "connecting";
     this.phase = "ended";
-    this.responding?.abort({ cause: "ended" } satisfies ResponseCancel);
-    this.recognition?.abort();
-    this.recognition = null;
+    this.responding?.cancel({ cause: "ended" });
+    this.caller.close();
     this.unsubscribe?.();
     if (this.agentTurnStartMs !== null) this.closeAgentTurn(this.playback.heardText(), true);
     this.playback.clear();
     if (hangUpLeg) this.leg.hangup();
     const recording = this.recorder?.close() ?? null;
-    this.vad.free();
-    this.toRecogniser?.free();
+    this.transcript.close();
     if (detail) this.journal.note("carrier", { detail });
     this.journal.end({
       ...ending,
@@ -296,30 +266,23 @@ export class CallSession implements LiveCall {
     this.resolveDone();
   }
 
-  // ---------------------------------------------------------------- audio from the caller
+  // ---------------------------------------------------------------- what the caller does
 
   private onCallerFrame(frame: Uint8Array): void {
     if (this.ended || this.phase === "connecting") return;
     this.lastTransportAudio = performance.now();
-    const pcm = !this.law ? new Int16Array(frame.buffer, frame.byteOffset, frame.byteLength >> 1) : frame.length === this.frameSamples ? decodeG711(this.law, frame, this.callerPcm) : decodeG711(this.law, frame);
-    this.recorder?.writeAt("caller", pcm, this.callerFrames * this.frameSamples);
-    this.callerFrames++;
-    for (const event of this.dtmf.push(pcm)) this.onDigit(event.digit, "in-band");
-    const isSpeech = pcm.length === this.frameSamples && this.vad.isSpeech(pcm);
-    const beep = this.beeps ? this.beeps.push(pcm).length > 0 : false;
-
+    const { pcm, isSpeech, at } = this.caller.decode(frame);
+    this.recorder?.writeAt("caller", pcm, at);
     if (this.phase === "screening") {
-      const verdict = this.amd!.push(FRAME_MS, isSpeech, beep);
+      const verdict = this.screening!.push(pcm, isSpeech);
       if (verdict) this.onMachineVerdict(verdict);
       return;
     }
     if (this.phase === "waiting_for_beep") {
-      if (beep) this.leaveVoicemail("beep");
+      if (this.screening!.beep(pcm)) this.leaveVoicemail("beep");
       return;
     }
-    const event = this.segmenter.push(pcm, isSpeech);
-    if (this.recognition && this.segmenter.speaking) this.toRecognition(pcm);
-    if (event) this.onSegment(event);
+    this.caller.listen(pcm, isSpeech);
     // Barge-in: the caller talks over the agent long enough to mean it.
     if (isSpeech && this.agentSpeaking && this.agent.turn_taking.interruptions.enabled) {
       this.bargeInSpeechMs += FRAME_MS;
@@ -327,78 +290,24 @@ export class CallSession implements LiveCall {
     } else if (!isSpeech) this.bargeInSpeechMs = 0;
   }
 
-  private onSegment(event: SpeechSegmentEvent): void {
-    if (event.type === "speech_start") {
-      this.remindedAt = null;
-      // While the agent talks without barge-in, its own turn is not interrupted: the caller's words still count.
-      this.utteranceStartMs = this.elapsedMs;
-      this.recognition?.abort();
-      try {
-        this.recognition = this.stt.start({
-          language: this.agent.transcriber.language ?? this.agent.language,
-          sampleRate: this.options.sttSampleRate,
-          model: this.agent.transcriber.model,
-          channel: this.callId,
-          ...(this.options.recognitionContext ?? {}),
-          // Where the first sample written sits on the caller's audio timeline (the simulated recogniser matches on it).
-          startedAtMs: this.callerFrames * FRAME_MS - Math.round((event.audio.length / this.lineRate) * 1000),
-        } as Parameters<SpeechToText["start"]>[0]);
-        this.toRecognition(event.audio);
-      } catch (error) {
-        this.recognition = null;
-        this.journal.error("stt_unavailable", (error as Error).message, false);
-      }
-      // A response still being prepared is dropped: the caller has more to say.
-      if (this.responding && this.droppable && !this.agentSpeaking) {
-        this.responding.abort({ cause: "dropped" } satisfies ResponseCancel);
-        this.responding = null;
-      }
-      return;
+  private onSpeechStarted(): void {
+    // While the agent talks without barge-in, its own turn is not interrupted: the caller's words still count.
+    this.remindedAt = null;
+    // A response still being prepared is dropped: the caller has more to say.
+    if (this.responding?.droppable && !this.agentSpeaking) {
+      this.responding.cancel({ cause: "dropped" });
+      this.responding = null;
     }
-    const recognition = this.recognition;
-    this.recognition = null;
-    this.lastActivityMs = this.elapsedMs;
-    const timing: TurnTiming = { speechEndDetectedAt: performance.now() };
-    const startMs = this.utteranceStartMs;
-    const endMs = this.elapsedMs - this.agent.turn_taking.endpointing_ms;
-    const transcript = recognition ? recognition.finish() : Promise.resolve({ text: "" });
-    this.transcripts = this.transcripts.then(() =>
-      transcript.then(
-        (result) => {
-          timing.sttMs = performance.now() - timing.speechEndDetectedAt;
-          const text = result.text.trim();
-          if (this.ended) return;
-          if (text) this.journal.turn({ role: "caller", text, start_ms: startMs, end_ms: Math.max(startMs, endMs), interrupted: false });
-          this.onCallerText(text, timing);
-        },
-        (error) => {
-          this.journal.error("stt_failed", (error as Error).message, false);
-          this.onCallerText("", timing);
-        },
-      ),
-    );
   }
 
   private onCallerText(text: string, timing: TurnTiming): void {
+    if (this.ended) return;
     // Already talking again (a pause mid-sentence, or the recogniser was slow): answer both parts together.
-    if (this.segmenter.speaking) {
+    if (this.caller.speaking) {
       if (text) this.pendingCallerText = joinText(this.pendingCallerText, text);
       return;
     }
     if (text || this.pendingCallerText) this.respondTo({ text }, timing);
-  }
-
-  private toRecognition(pcm: Int16Array): void {
-    if (!this.recognition) return;
-    if (!this.toRecogniser) {
-      this.recognition.write(pcm);
-      return;
-    }
-    const room = this.toRecogniser.maxOutputSamples(pcm.length);
-    if (!this.recognitionPcm || this.recognitionPcm.length < room) this.recognitionPcm = new Int16Array(room);
-    const out = this.recognitionPcm;
-    const written = this.toRecogniser.pushInto(pcm, out);
-    if (written) this.recognition.write(out.subarray(0, written));
   }
 
   private onDigit(digit: string, how: "in-band" | "out-of-band"): void {
@@ -406,29 +315,21 @@ export class CallSession implements LiveCall {
     this.journal.note("dtmf", { digit, how });
     this.remindedAt = null;
     this.lastActivityMs = this.elapsedMs;
-    if (digit === "#") {
-      this.flushDigits();
-      return;
-    }
-    if (!this.digits) this.firstDigitMs = this.elapsedMs;
-    this.digits += digit;
-    this.lastDigitMs = this.elapsedMs;
+    const entry = this.digits.press(digit, this.elapsedMs);
+    if (entry) this.onKeyed(entry);
   }
 
-  private flushDigits(): void {
-    if (!this.digits) return;
-    const digits = this.digits;
-    this.digits = "";
-    this.journal.turn({ role: "caller", text: `[keyed ${digits}]`, start_ms: this.firstDigitMs, end_ms: this.elapsedMs, interrupted: false });
+  private onKeyed({ digits, startMs }: KeyedEntry): void {
+    this.transcript.add({ role: "caller", text: `[keyed ${digits}]`, start_ms: startMs, end_ms: this.elapsedMs, interrupted: false });
     this.respondTo({ digits }, { speechEndDetectedAt: performance.now() });
   }
 
   // ---------------------------------------------------------------- answering machines
 
   private onMachineVerdict(verdict: "human" | "machine"): void {
-    this.journal.note("amd", { verdict, reason: this.amd?.reasons.at(-1) });
+    this.journal.note("amd", { verdict, reason: this.screening?.reason });
     if (verdict === "human") {
-      this.beeps = null;
+      this.screening = null;
       this.beginConversation();
       return;
     }
@@ -438,7 +339,7 @@ export class CallSession implements LiveCall {
     }
     this.phase = "waiting_for_beep";
     // No beep within the greeting's usual length: speak anyway rather than hang on forever.
-    setTimeout(() => this.phase === "waiting_for_beep" && this.leaveVoicemail("timeout"), 20_000).unref?.();
+    setTimeout(() => this.phase === "waiting_for_beep" && this.leaveVoicemail("timeout"), BEEP_WAIT_MS).unref?.();
   }
 
   private leaveVoicemail(trigger: "beep" | "timeout"): void {
@@ -446,10 +347,14 @@ export class CallSession implements LiveCall {
     this.phase = "conversing";
     this.journal.note("voicemail", { trigger });
     const message = this.agent.voicemail.message ?? this.agent.first_message ?? "Hello, please call us back. Goodbye.";
-    this.enqueueResponse(async (signal) => {
-      await this.speakText(message, signal);
-      return { type: "end" } as FlowAction;
-    }, true, { endReason: "voicemail", kind: "voicemail" });
+    this.enqueueResponse(
+      new AgentResponse("voicemail", true, false),
+      async (response) => {
+        await this.speakText(message, response);
+        return { type: "end" } as FlowAction;
+      },
+      "voicemail",
+    );
   }
 
   // ---------------------------------------------------------------- the agent's turns
@@ -458,8 +363,8 @@ export class CallSession implements LiveCall {
     if (this.phase !== "conversing") return;
     const text = input.text === undefined ? undefined : joinText(this.pendingCallerText, input.text);
     if (text !== undefined) this.pendingCallerText = text;
-    this.timing = timing;
-    this.enqueueResponse(async (signal) => {
+    this.enqueueResponse(new AgentResponse("brain", true, true, timing), async (response) => {
+      const { signal } = response;
       timing.brainStartedAt = performance.now();
       // A dropped response must leave no trace (a flow's attempts, the model's history): it is retried with more words.
       const before = structuredClone(this.state);
@@ -467,36 +372,31 @@ export class CallSession implements LiveCall {
       const splitter = new SentenceSplitter();
       let action: FlowAction | null = null;
       let complete = false;
-      try {
-        for (;;) {
-          const next = await stream.next();
-          if (next.done) {
-            for (const sentence of splitter.flush()) await this.speakText(sentence, signal);
-            action = next.value.action;
-            complete = true;
-            break;
-          }
-          if (signal.aborted) break;
-          const event = next.value;
-          if (event.type === "text") {
-            if (event.text) timing.firstTextAt ??= performance.now();
-            const sentences = splitter.push(event.text);
-            if (event.final) sentences.push(...splitter.flush());
-            for (const sentence of sentences) await this.speakText(sentence, signal);
-          } else if (event.type === "tool") {
-            this.journal.note("tool_call", { ...event.call });
-            if (event.call.name === "send_dtmf" && typeof event.call.result === "string") this.leg.sendDtmf(event.call.result);
-          } else if (event.type === "error") this.journal.error("brain_failed", event.message, false);
+      for (;;) {
+        const next = await stream.next();
+        if (next.done) {
+          for (const sentence of splitter.flush()) await this.speakText(sentence, response);
+          action = next.value.action;
+          complete = true;
+          break;
         }
-      } finally {
-        // A turn that said nothing must not lend its timing to whatever is said next (a reminder, a say).
-        if (this.timing === timing && timing.ttsRequestedAt === undefined) this.timing = null;
+        if (signal.aborted) break;
+        const event = next.value;
+        if (event.type === "text") {
+          if (event.text) timing.firstTextAt ??= performance.now();
+          const sentences = splitter.push(event.text);
+          if (event.final) sentences.push(...splitter.flush());
+          for (const sentence of sentences) await this.speakText(sentence, response);
+        } else if (event.type === "tool") {
+          this.journal.note("tool_call", { ...event.call });
+          if (event.call.name === "send_dtmf" && typeof event.call.result === "string") this.leg.sendDtmf(event.call.result);
+        } else if (event.type === "error") this.journal.error("brain_failed", event.message, false);
       }
-      if (!signal.aborted) {
+      if (!response.cancelled) {
         this.pendingCallerText = "";
         return action;
       }
-      const cancel = signal.reason as ResponseCancel;
+      const cancel = response.cancelCause;
       if (cancel.cause === "dropped") {
         await stream.return({ action: null, ended: false });
         this.state = before;
@@ -508,37 +408,28 @@ export class CallSession implements LiveCall {
       else if (!complete) await stream.return({ action: null, ended: false });
       if (cancel.cause === "barge_in") this.conversation.noteInterruption(this.state, cancel.heard);
       return this.state.ended ? action : null;
-    }, true, { droppable: true });
+    });
   }
 
   /**
-   * Runs responses one after another. `interruptible` responses are cancelled by caller speech;
-   * the action they return (end, transfer) is carried out once their audio has played.
+   * Runs responses one after another. Interruptible ones are cancelled by caller speech; the
+   * action a response returns (end, transfer) is carried out once its audio has played.
    */
-  private enqueueResponse(
-    run: (signal: AbortSignal) => Promise<FlowAction | null>,
-    interruptible: boolean,
-    options: { endReason?: string; droppable?: boolean; kind?: ResponseKind } = {},
-  ): void {
-    const endReason = options.endReason ?? "agent_hangup";
+  private enqueueResponse(response: AgentResponse, run: (response: AgentResponse) => Promise<FlowAction | null>, endReason = "agent_hangup"): void {
     this.responseChain = this.responseChain.then(async () => {
       if (this.ended) return;
-      this.speakingFor = options.kind ?? "brain";
-      const controller = new AbortController();
-      if (interruptible) {
-        this.responding = controller;
-        this.droppable = options.droppable ?? false;
-      }
+      this.lastResponse = response;
+      if (response.interruptible) this.responding = response;
       let action: FlowAction | null = null;
       try {
-        action = await run(controller.signal);
+        action = await run(response);
       } catch (error) {
-        if (!controller.signal.aborted) this.journal.error("response_failed", (error as Error).message, false);
+        if (!response.cancelled) this.journal.error("response_failed", (error as Error).message, false);
       }
-      if (this.responding === controller) this.responding = null;
+      if (this.responding === response) this.responding = null;
       if (!action || this.ended) return;
       const act = action;
-      this.whenPlaybackDone(() => {
+      this.whenPlaybackDone(response, () => {
         if (act.type === "transfer") void this.doTransfer(act.number ?? this.agent.transfer_number ?? "", "the agent transferred the call");
         else this.finish({ status: "completed", endReason });
       });
@@ -546,13 +437,17 @@ export class CallSession implements LiveCall {
   }
 
   /** Synthesises one sentence and queues its frames as they arrive (playback starts with the first). */
-  private async speakText(text: string, signal: AbortSignal): Promise<void> {
+  private async speakText(text: string, response: AgentResponse): Promise<void> {
+    const { signal } = response;
     if (!text.trim() || signal.aborted || this.ended) return;
     const segment = this.playback.startSegment(text);
     if (this.agentTurnStartMs === null) this.agentTurnStartMs = this.elapsedMs;
-    const framer = new PcmFramer(this.frameSamples);
-    const timing = this.timing;
-    if (timing) timing.ttsRequestedAt ??= performance.now();
+    const framer = new PcmFramer(this.caller.frameSamples);
+    const timing = response.timing;
+    if (timing && timing.ttsRequestedAt === undefined) {
+      timing.ttsRequestedAt = performance.now();
+      segment.onFirstFrame = () => this.recordLatency(response);
+    }
     try {
       for await (const chunk of this.tts.synthesize(text, { voice: this.agent.voice.voice_id, speed: this.agent.voice.speed ?? 1, sampleRate: this.lineRate, signal })) {
         if (signal.aborted || this.ended) break;
@@ -578,12 +473,11 @@ export class CallSession implements LiveCall {
     this.bargeInSpeechMs = 0;
     this.leg.clearAudio();
     const heard = this.playback.clear();
-    const decided = this.afterPlayback;
-    this.afterPlayback = null;
+    const decided = this.takeDecided();
     this.agentSpeaking = false;
     // A reply still being written trims the history itself, once its stream is closed.
-    if (this.responding) this.responding.abort({ cause: "barge_in", heard } satisfies ResponseCancel);
-    else if (this.speakingFor === "brain") this.conversation.noteInterruption(this.state, heard);
+    if (this.responding) this.responding.cancel({ cause: "barge_in", heard });
+    else if (this.lastResponse?.kind === "brain") this.conversation.noteInterruption(this.state, heard);
     this.responding = null;
     this.closeAgentTurn(heard, true);
     this.journal.note("barge_in", { heard });
@@ -596,12 +490,24 @@ export class CallSession implements LiveCall {
     this.agentTurnStartMs = null;
     this.playback.endTurn();
     if (start === null || !text.trim()) return;
-    this.journal.turn({ role: "agent", text: text.trim(), start_ms: start, end_ms: this.elapsedMs, interrupted });
+    this.transcript.add({ role: "agent", text: text.trim(), start_ms: start, end_ms: this.elapsedMs, interrupted });
   }
 
-  private whenPlaybackDone(action: () => void): void {
-    if (this.playback.idle && !this.agentSpeaking) action();
-    else this.afterPlayback = action;
+  private whenPlaybackDone(response: AgentResponse, action: () => void): void {
+    if (this.playback.idle && !this.agentSpeaking) {
+      action();
+      return;
+    }
+    response.afterPlayback = action;
+    this.finishing = response;
+  }
+
+  /** The action a response decided, taken off it so that it runs once. */
+  private takeDecided(): (() => void) | null {
+    const action = this.finishing?.afterPlayback ?? null;
+    if (this.finishing) this.finishing.afterPlayback = null;
+    this.finishing = null;
+    return action;
   }
 
   private async doTransfer(to: string, reason: string | null): Promise<void> {
@@ -629,24 +535,15 @@ export class CallSession implements LiveCall {
     if (frame) {
       if (!this.agentSpeaking) this.agentSpeaking = true;
       this.leg.sendAudio(frame.payload);
-      this.recorder?.writeAt("agent", frame.pcm, Math.round((this.elapsedMs / FRAME_MS) * this.frameSamples));
-      const timing = this.timing;
-      if (timing && timing.firstFrameAt === undefined) {
-        timing.firstFrameAt = performance.now();
-        this.recordLatency(timing);
-      }
+      this.recorder?.writeAt("agent", frame.pcm, Math.round((this.elapsedMs / FRAME_MS) * this.caller.frameSamples));
     } else if (this.agentSpeaking && !this.responding) {
       // The turn's audio is all played (and nothing more is coming).
       this.agentSpeaking = false;
-      if (this.speakingFor !== "reminder") this.lastActivityMs = this.elapsedMs;
+      if (this.lastResponse?.kind !== "reminder") this.lastActivityMs = this.elapsedMs;
       this.closeAgentTurn(this.playback.heardText(), false);
-      const next = this.afterPlayback;
-      this.afterPlayback = null;
-      next?.();
-    } else if (!this.agentSpeaking && this.afterPlayback && this.playback.idle && !this.responding) {
-      const next = this.afterPlayback;
-      this.afterPlayback = null;
-      next();
+      this.takeDecided()?.();
+    } else if (!this.agentSpeaking && this.finishing && this.playback.idle && !this.responding) {
+      this.takeDecided()?.();
     }
     if (this.ended) return;
     this.checkTimers();
@@ -657,8 +554,9 @@ export class CallSession implements LiveCall {
       this.finish({ status: "completed", endReason: "max_duration" });
       return;
     }
-    if (this.digits && this.elapsedMs - this.lastDigitMs >= DIGIT_GAP_MS) this.flushDigits();
-    if (this.phase !== "conversing" || this.agentSpeaking || this.responding || this.segmenter.speaking || this.recognition) return;
+    const keyed = this.digits.due(this.elapsedMs);
+    if (keyed) this.onKeyed(keyed);
+    if (this.phase !== "conversing" || this.agentSpeaking || this.responding || this.caller.speaking || this.caller.recognising) return;
     const silence = this.elapsedMs - this.lastActivityMs;
     const { reminder_after_s, reminder_message, timeout_s } = this.agent.turn_taking.silence;
     if (silence >= timeout_s * 1000) {
@@ -667,29 +565,20 @@ export class CallSession implements LiveCall {
     }
     if (this.remindedAt === null && silence >= reminder_after_s * 1000 && reminder_after_s < timeout_s) {
       this.remindedAt = this.elapsedMs;
-      this.enqueueResponse(async (signal) => {
-        await this.speakText(reminder_message, signal);
+      this.enqueueResponse(new AgentResponse("reminder", true, true), async (response) => {
+        await this.speakText(reminder_message, response);
         return null;
-      }, true, { droppable: true, kind: "reminder" });
+      });
     }
   }
 
-  private recordLatency(timing: TurnTiming): void {
-    const since = (from?: number, to?: number) => (from !== undefined && to !== undefined ? Math.round(to - from) : null);
-    const endToEnd = since(timing.speechEndDetectedAt, timing.firstFrameAt);
-    const stt = timing.sttMs === undefined ? null : Math.round(timing.sttMs);
-    const llm = since(timing.brainStartedAt, timing.firstTextAt);
-    const tts = since(timing.ttsRequestedAt, timing.firstAudioAt);
-    this.journal.note("latency", {
-      endpointing_ms: this.agent.turn_taking.endpointing_ms,
-      stt_ms: stt,
-      llm_ttft_ms: llm,
-      tts_ttfb_ms: tts,
-      end_to_end_ms: endToEnd,
-      // What Parley itself added between the providers' answers.
-      platform_ms: endToEnd === null ? null : Math.max(0, endToEnd - (stt ?? 0) - (llm ?? 0) - (tts ?? 0)),
-    });
-    this.timing = null;
+  /** Once per response that answers a turn, when its first frame goes out. */
+  private recordLatency(response: AgentResponse): void {
+    const timing = response.timing;
+    if (!timing) return;
+    response.timing = null;
+    timing.firstFrameAt = performance.now();
+    this.journal.note("latency", latencyNote(timing, this.agent.turn_taking.endpointing_ms));
   }
 }
 

@@ -6,6 +6,8 @@ export interface SpokenSegment {
   played: number;
   /** True once synthesis finished (no more frames will come). */
   complete: boolean;
+  /** Called when its first frame goes out (the response's latency is measured there). */
+  onFirstFrame?: () => void;
 }
 
 interface QueuedFrame {
@@ -49,7 +51,7 @@ export class PlaybackQueue {
       return null;
     }
     const frame = this.frames[this.head++];
-    if (frame.segment) frame.segment.played++;
+    if (frame.segment && frame.segment.played++ === 0) frame.segment.onFirstFrame?.();
     if (this.head > 512) this.compact();
     return frame;
   }

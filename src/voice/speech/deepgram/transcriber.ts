@@ -1,7 +1,7 @@
 import type { ProviderConnection } from "../../../providers/connection.ts";
 import { speechErrorFrom } from "../openai/provider-errors.ts";
 import { SpeechProviderError, type RecognitionOptions, type RecognitionSession, type SpeechToText, type Transcript } from "../types.ts";
-import { openCheckedWebSocket } from "./socket.ts";
+import { openCheckedWebSocket } from "../../../net/outbound-socket.ts";
 
 export interface DeepgramTranscriberOptions {
   /** `nova-3` unless the agent (RecognitionOptions.model) or this option names another. */
