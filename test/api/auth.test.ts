@@ -26,7 +26,7 @@ describe("register and login", () => {
     const user = await registerUser(server.api);
     const res = await server.api.post("/v1/auth/register", { email: user.email.toUpperCase(), password: "another password" });
     expect(res.status).toBe(409);
-    expect(res.body.code).toBe("conflict");
+    expect(res.body.code).toBe("email_taken");
   });
 
   test("short passwords are refused naming the field", async () => {

@@ -95,8 +95,16 @@ describe("problem+json for each error class", () => {
     expectProblem(await s.server.api.post("/v1/api-keys", { name: "x", scope: "admin" }, { token: key.body.key }), 403, "insufficient_scope");
   });
 
-  test("409 for a conflict", async () => {
-    expectProblem(await s.server.api.post("/v1/auth/register", { email: s.user.email, password: "whatever long" }), 409, "conflict");
+  test("409 with a code naming the situation: an e-mail taken, a last owner, a resource in use", async () => {
+    expectProblem(await s.server.api.post("/v1/auth/register", { email: s.user.email, password: "whatever long" }), 409, "email_taken");
+    const members = (await s.server.api.get("/v1/workspaces/current/members", { token: s.user.token })).body.data;
+    const owner = members.find((m: { role: string }) => m.role === "owner");
+    expectProblem(await s.server.api.patch(`/v1/workspaces/current/members/${owner.id}`, { role: "admin" }, { token: s.user.token }), 409, "last_owner");
+    const tool = await s.server.api.post("/v1/tools", { name: "lookup_order", description: "Find an order", url: "https://tools.example.com/order" }, { token: s.user.token });
+    expect(tool.status).toBe(201);
+    const agent = await s.server.api.post("/v1/agents", { name: "Uses the tool", tools: [{ type: "function", tool_id: tool.body.id }] }, { token: s.user.token });
+    expect(agent.status).toBe(201);
+    expectProblem(await s.server.api.delete(`/v1/tools/${tool.body.id}`, { token: s.user.token }), 409, "resource_in_use");
   });
 
   test("429 past the rate limit", async () => {

@@ -29,6 +29,7 @@ describe("tools", () => {
     expect(fetched.body.secret).toBeUndefined();
     const duplicate = await s.server.api.post("/v1/tools", { name: tool.name, description: "again", url: "https://tools.example.com/x" }, { token: token() });
     expect(duplicate.status).toBe(409);
+    expect(duplicate.body.code).toBe("name_taken");
     const renamed = await s.server.api.patch(`/v1/tools/${tool.id}`, { description: "Look up an order by id", timeout_ms: 2000 }, { token: token() });
     expect(renamed.body).toMatchObject({ description: "Look up an order by id", timeout_ms: 2000 });
   });

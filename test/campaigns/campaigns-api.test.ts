@@ -97,7 +97,7 @@ async function settle(id: string) {
 /** A 409 problem whose `errors[]` carries the campaign's current state. */
 function conflictIn(res: { status: number; body: any }, state: string) {
   expect(res.status).toBe(409);
-  expect(res.body).toMatchObject({ code: "conflict", status: 409, errors: [{ field: "status", message: `is ${state}` }] });
+  expect(res.body).toMatchObject({ code: "invalid_state", status: 409, errors: [{ field: "status", message: `is ${state}` }] });
   expect(res.body.detail).toContain(state);
 }
 

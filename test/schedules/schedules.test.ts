@@ -224,7 +224,7 @@ describe("schedules on one server", () => {
     // Too late to move or cancel: 409 saying why.
     const repatch = await api().patch(`/v1/schedules/${sch.id}`, { at: iso(now() + HOUR) }, as());
     expect(repatch.status).toBe(409);
-    expect(repatch.body.code).toBe("conflict");
+    expect(repatch.body.code).toBe("invalid_state");
     expect(repatch.body.detail).toContain("dispatched");
     const cancel = await api().delete(`/v1/schedules/${sch.id}`, as());
     expect(cancel.status).toBe(409);
@@ -416,7 +416,7 @@ describe("schedules on one server", () => {
     const recurring = await created({ agent_id: agent.body.id, cron: "30 8 * * 1-5", timezone: "Europe/London" });
     const refused = await api().delete(`/v1/agents/${agent.body.id}`, as());
     expect(refused.status).toBe(409);
-    expect(refused.body.code).toBe("conflict");
+    expect(refused.body.code).toBe("agent_in_use");
     expect(refused.body.detail).toContain(oneOff.id);
     expect(refused.body.detail).toContain(recurring.id);
     expect((await api().delete(`/v1/schedules/${oneOff.id}`, as())).status).toBe(200);

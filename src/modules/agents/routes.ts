@@ -132,7 +132,7 @@ export function agentRoutes(ctx: HttpContext, brains: BrainServices, agentUsage:
       "/:id/webhook/test",
       async ({ principal, params }) => {
         const agent = service.configOf(service.getAgent(ctx, principal.workspaceId, params.id));
-        if (!agent.webhook_url) throw new ApiError("conflict", "the agent has no webhook_url");
+        if (!agent.webhook_url) throw new ApiError("agent_not_ready", "the agent has no webhook_url");
         const published = publishAgentEvent(ctx, {
           workspaceId: principal.workspaceId,
           agentId: params.id,

@@ -83,7 +83,7 @@ export function duplicateAgent(ctx: AppContext, workspaceId: string, id: string,
 export function deleteAgent(ctx: AppContext, workspaceId: string, id: string, usage: (workspaceId: string, agentId: string) => string[]): void {
   getAgent(ctx, workspaceId, id);
   const inUse = usage(workspaceId, id);
-  if (inUse.length) throw new ApiError("conflict", `the agent is still in use: ${inUse.join("; ")}`);
+  if (inUse.length) throw new ApiError("agent_in_use", `the agent is still in use: ${inUse.join("; ")}`);
   ctx.sqlite.transaction(() => {
     repo.deleteAgentRow(ctx.db, workspaceId, id);
     deleteAgentWebhook(ctx, workspaceId, id);

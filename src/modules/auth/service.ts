@@ -39,7 +39,7 @@ export async function register(
   if (ctx.config.registration === "closed") throw new ApiError("forbidden", "registration is closed on this instance; ask for an invitation");
   checkPasswordStrength("password", input.password);
   const email = input.email.toLowerCase();
-  if (repo.findUserByEmail(ctx.db, email)) throw new ApiError("conflict", "an account with this e-mail already exists", { errors: [{ field: "email", message: "is already registered" }] });
+  if (repo.findUserByEmail(ctx.db, email)) throw new ApiError("email_taken", "an account with this e-mail already exists", { errors: [{ field: "email", message: "is already registered" }] });
   const passwordHash = await hashPassword(input.password);
   const { user, workspace } = createUser(ctx, { email, passwordHash, name: input.name ?? null, workspaceName: input.workspace_name });
   const tokens = await startSession(ctx, user.id, workspace.id, client);
@@ -59,7 +59,7 @@ export function createUser(
   const user: repo.UserRow = { id: newId("usr"), email: input.email.toLowerCase(), name: input.name, passwordHash: input.passwordHash, createdAt: now, updatedAt: now };
   const workspaceName = input.workspaceName ?? (input.name ? `${input.name}'s workspace` : "My workspace");
   return ctx.sqlite.transaction(() => {
-    if (repo.findUserByEmail(ctx.db, user.email)) throw new ApiError("conflict", "an account with this e-mail already exists");
+    if (repo.findUserByEmail(ctx.db, user.email)) throw new ApiError("email_taken", "an account with this e-mail already exists");
     repo.insertUser(ctx.db, user);
     const workspace = createWorkspaceWithOwner(ctx, user.id, { name: workspaceName }, { operator: input.operator });
     return { user, workspace };

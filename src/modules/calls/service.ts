@@ -41,7 +41,7 @@ export function createOutboundCall(ctx: AppContext, workspaceId: string, input: 
       : numberOfAgent(ctx, workspaceId, agent.id);
   if (input.fromNumberId && !number) throw invalid("from_number_id", `no phone number ${input.fromNumberId} in this workspace`);
   if (input.from && !number) throw invalid("from", `${input.from} is not a number of this workspace`);
-  if (!number) throw new ApiError("conflict", "the agent has no phone number: assign one (POST /v1/phone-numbers/{id}/assign) or pass `from`");
+  if (!number) throw new ApiError("agent_not_ready", "the agent has no phone number: assign one (POST /v1/phone-numbers/{id}/assign) or pass `from`");
   const simulatedRecognition = number.carrier === "simulated" && input.simulation?.recognition !== "agent";
   const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition });
   if (problems.length) throw notReady(problems);
@@ -71,7 +71,7 @@ export function createOutboundCall(ctx: AppContext, workspaceId: string, input: 
 }
 
 function notReady(problems: FieldError[]): ApiError {
-  return new ApiError("conflict", `the agent cannot take calls yet: ${problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`, { errors: problems });
+  return new ApiError("agent_not_ready", `the agent cannot take calls yet: ${problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`, { errors: problems });
 }
 
 interface NewCall {
@@ -124,8 +124,8 @@ function newCallRow(ctx: AppContext, call: NewCall): CallRow {
 
 /** Whether a call to this number would be answered, and by which agent; 409 saying why not. */
 export function checkInboundAllowed(ctx: AppContext, workspaceId: string, number: PhoneNumberRow, simulatedRecognition: boolean) {
-  if ((number.inbound as { enabled?: boolean }).enabled === false) throw new ApiError("conflict", `inbound calls to ${number.number} are switched off`);
-  if (!number.agentId) throw new ApiError("conflict", `no agent answers ${number.number}: assign one first`);
+  if ((number.inbound as { enabled?: boolean }).enabled === false) throw new ApiError("number_unavailable", `inbound calls to ${number.number} are switched off`);
+  if (!number.agentId) throw new ApiError("number_unavailable", `no agent answers ${number.number}: assign one first`);
   const agent = getAgent(ctx, workspaceId, number.agentId);
   const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition });
   if (problems.length) throw notReady(problems);
@@ -213,7 +213,7 @@ export function callTimeline(ctx: AppContext, call: CallRow) {
 export function requireLive(ctx: AppContext, workspaceId: string, id: string) {
   const call = getCall(ctx, workspaceId, id);
   const live = liveCalls(ctx).get(id);
-  if (!live || call.status !== "in_progress") throw new ApiError("conflict", `the call is ${call.status}; only a call in progress can be controlled`);
+  if (!live || call.status !== "in_progress") throw new ApiError("invalid_state", `the call is ${call.status}; only a call in progress can be controlled`);
   return { call, live };
 }
 
@@ -227,7 +227,7 @@ const KEPT_ON_ERASE = ["status", "engines", "latency", "amd", "voicemail", "tran
  */
 export async function eraseCall(ctx: AppContext, workspaceId: string, id: string): Promise<CallRow> {
   const call = getCall(ctx, workspaceId, id);
-  if (liveCalls(ctx).has(id) || LIVE_STATUSES.includes(call.status)) throw new ApiError("conflict", "a live call cannot be erased; hang it up first");
+  if (liveCalls(ctx).has(id) || LIVE_STATUSES.includes(call.status)) throw new ApiError("invalid_state", "a live call cannot be erased; hang it up first");
   if (call.erasedAt !== null) return call;
   if (call.recordingPath) {
     await mp3Settled(call.recordingPath);

@@ -144,7 +144,7 @@ export function listCampaigns(ctx: AppContext, workspaceId: string, page: PageRe
 const FINAL_STATES: CampaignStatus[] = ["completed", "canceled"];
 
 function conflict(row: CampaignRow, action: string): ApiError {
-  return new ApiError("conflict", `a ${row.status} campaign cannot ${action}`, { errors: [{ field: "status", message: `is ${row.status}` }] });
+  return new ApiError("invalid_state", `a ${row.status} campaign cannot ${action}`, { errors: [{ field: "status", message: `is ${row.status}` }] });
 }
 
 /** Settings change at any time before the end; a running campaign's dispatcher applies them at once. */
@@ -174,8 +174,8 @@ export function updateCampaign(ctx: AppContext, workspaceId: string, id: string,
 
 export function deleteCampaign(ctx: AppContext, workspaceId: string, id: string): void {
   const row = getCampaign(ctx, workspaceId, id);
-  if (row.status === "running") throw new ApiError("conflict", "a running campaign cannot be deleted: pause or cancel it first", { errors: [{ field: "status", message: "is running" }] });
-  if (contactCounts(ctx, id).dialing > 0) throw new ApiError("conflict", "the campaign still has calls in progress; delete it when they end");
+  if (row.status === "running") throw new ApiError("invalid_state", "a running campaign cannot be deleted: pause or cancel it first", { errors: [{ field: "status", message: "is running" }] });
+  if (contactCounts(ctx, id).dialing > 0) throw new ApiError("invalid_state", "the campaign still has calls in progress; delete it when they end");
   ctx.db.delete(campaigns).where(eq(campaigns.id, id)).run();
 }
 
@@ -184,7 +184,7 @@ export function startCampaign(ctx: AppContext, workspaceId: string, id: string):
   const row = getCampaign(ctx, workspaceId, id);
   if (row.status !== "draft" && row.status !== "paused") throw conflict(row, "be started");
   const counts = contactCounts(ctx, id);
-  if (counts.pending + counts.retry_scheduled + counts.dialing === 0) throw new ApiError("conflict", "the campaign has no contacts to call: upload a CSV first", { errors: [{ field: "contacts", message: "none waiting" }] });
+  if (counts.pending + counts.retry_scheduled + counts.dialing === 0) throw new ApiError("invalid_state", "the campaign has no contacts to call: upload a CSV first", { errors: [{ field: "contacts", message: "none waiting" }] });
   const now = ctx.clock.now();
   ctx.sqlite.transaction(() => {
     ctx.db.update(campaigns).set({ status: "running", lastError: null, startedAt: row.startedAt ?? now, updatedAt: now }).where(eq(campaigns.id, id)).run();

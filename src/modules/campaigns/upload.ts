@@ -184,19 +184,19 @@ function mergeColumns(before: Column[], added: Column[]): Column[] {
  */
 export async function uploadContacts(ctx: AppContext, campaign: CampaignRow, stream: ReadableStream<Uint8Array>, options: { mode: "append" | "replace" }) {
   if (campaign.status === "completed" || campaign.status === "canceled") {
-    throw new ApiError("conflict", `a ${campaign.status} campaign takes no more contacts`, { errors: [{ field: "status", message: `is ${campaign.status}` }] });
+    throw new ApiError("invalid_state", `a ${campaign.status} campaign takes no more contacts`, { errors: [{ field: "status", message: `is ${campaign.status}` }] });
   }
   if (options.mode === "replace" && campaign.status !== "draft") {
-    throw new ApiError("conflict", `contacts can only be replaced while the campaign is a draft (it is ${campaign.status}); append instead`, { errors: [{ field: "mode", message: `campaign is ${campaign.status}` }] });
+    throw new ApiError("invalid_state", `contacts can only be replaced while the campaign is a draft (it is ${campaign.status}); append instead`, { errors: [{ field: "mode", message: `campaign is ${campaign.status}` }] });
   }
   const { layout, contacts, rejections, rows } = await readContacts(campaign, stream);
   const now = ctx.clock.now();
   const accepted = ctx.sqlite.transaction(() => {
     // The campaign as it is now: the state may have moved while the file streamed in.
     const current = ctx.db.select().from(campaigns).where(eq(campaigns.id, campaign.id)).get();
-    if (!current || current.status === "completed" || current.status === "canceled") throw new ApiError("conflict", "the campaign ended while the file was uploading");
+    if (!current || current.status === "completed" || current.status === "canceled") throw new ApiError("invalid_state", "the campaign ended while the file was uploading");
     if (options.mode === "replace") {
-      if (current.status !== "draft") throw new ApiError("conflict", "the campaign started while the file was uploading; append instead");
+      if (current.status !== "draft") throw new ApiError("invalid_state", "the campaign started while the file was uploading; append instead");
       ctx.db.delete(campaignContacts).where(eq(campaignContacts.campaignId, campaign.id)).run();
     }
     const existing = options.mode === "replace" ? new Map<string, number>() : existingPhones(ctx, campaign.id);

@@ -118,7 +118,7 @@ export function updateKnowledgeBase(
 export function deleteKnowledgeBase(ctx: AppContext, workspaceId: string, id: string, agentsUsing: (workspaceId: string, id: string) => { id: string; name: string }[]): void {
   getKnowledgeBase(ctx, workspaceId, id);
   const users = agentsUsing(workspaceId, id);
-  if (users.length) throw new ApiError("conflict", `the knowledge base is used by ${users.map((a) => `${a.name} (${a.id})`).join(", ")}; remove it from those agents first`);
+  if (users.length) throw new ApiError("resource_in_use", `the knowledge base is used by ${users.map((a) => `${a.name} (${a.id})`).join(", ")}; remove it from those agents first`);
   ctx.sqlite.transaction(() => {
     deleteChunks(ctx, "knowledge_base_id", id);
     ctx.db.delete(knowledgeBases).where(and(eq(knowledgeBases.workspaceId, workspaceId), eq(knowledgeBases.id, id))).run();

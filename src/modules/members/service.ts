@@ -13,7 +13,7 @@ export const INVITATION_LIFETIME_MS = 7 * DAY;
 export function invite(ctx: AppContext, principal: Principal, input: { email: string; role: "admin" | "member" | "viewer" }) {
   const email = input.email.toLowerCase();
   if (repo.findMemberByEmail(ctx.db, principal.workspaceId, email)) {
-    throw new ApiError("conflict", `${email} is already a member of this workspace`, { errors: [{ field: "email", message: "is already a member" }] });
+    throw new ApiError("already_member", `${email} is already a member of this workspace`, { errors: [{ field: "email", message: "is already a member" }] });
   }
   const now = ctx.clock.now();
   const token = newOpaqueToken();
@@ -46,7 +46,7 @@ export function changeRole(ctx: AppContext, principal: Principal, memberId: stri
       throw new ApiError("forbidden", "only an owner can grant or change the owner role");
     }
     if (target.role === "owner" && role !== "owner" && repo.countOwners(ctx.db, principal.workspaceId) === 1) {
-      throw new ApiError("conflict", "a workspace needs at least one owner; make someone else owner first");
+      throw new ApiError("last_owner", "a workspace needs at least one owner; make someone else owner first");
     }
     repo.setMemberRole(ctx.db, principal.workspaceId, memberId, role, ctx.clock.now());
     return repo.findMember(ctx.db, principal.workspaceId, memberId)!;
@@ -59,7 +59,7 @@ export function removeMember(ctx: AppContext, principal: Principal, memberId: st
     if (!target) throw notFound("member");
     if (target.role === "owner" && principal.role !== "owner") throw new ApiError("forbidden", "only an owner can remove an owner");
     if (target.role === "owner" && repo.countOwners(ctx.db, principal.workspaceId) === 1) {
-      throw new ApiError("conflict", "a workspace needs at least one owner; make someone else owner first");
+      throw new ApiError("last_owner", "a workspace needs at least one owner; make someone else owner first");
     }
     repo.deleteMember(ctx.db, principal.workspaceId, memberId);
   })();
@@ -70,13 +70,13 @@ export function acceptInvitation(ctx: AppContext, session: SessionPrincipal, tok
   const invitation = repo.findInvitationByTokenHash(ctx.db, hashOpaqueToken(token));
   if (!invitation) throw notFound("invitation");
   const now = ctx.clock.now();
-  if (invitation.acceptedAt !== null) throw new ApiError("conflict", "this invitation has already been accepted");
+  if (invitation.acceptedAt !== null) throw new ApiError("invalid_state", "this invitation has already been accepted");
   if (invitation.expiresAt <= now) throw new ApiError("gone", "this invitation has expired; ask for a new one");
   const user = findUser(ctx.db, session.userId);
   if (!user || user.email !== invitation.email) throw new ApiError("forbidden", "this invitation was sent to a different e-mail address");
   return ctx.sqlite.transaction(() => {
-    if (membershipOf(ctx.db, user.id, invitation.workspaceId)) throw new ApiError("conflict", "you are already a member of this workspace");
-    if (!repo.markInvitationAccepted(ctx.db, invitation.id, user.id, now)) throw new ApiError("conflict", "this invitation has already been accepted");
+    if (membershipOf(ctx.db, user.id, invitation.workspaceId)) throw new ApiError("already_member", "you are already a member of this workspace");
+    if (!repo.markInvitationAccepted(ctx.db, invitation.id, user.id, now)) throw new ApiError("invalid_state", "this invitation has already been accepted");
     const memberId = newId("mem");
     insertMember(ctx.db, { id: memberId, workspaceId: invitation.workspaceId, userId: user.id, role: invitation.role, createdAt: now });
     return repo.findMember(ctx.db, invitation.workspaceId, memberId)!;

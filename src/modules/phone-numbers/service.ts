@@ -41,7 +41,7 @@ function insertNumber(ctx: AppContext, workspaceId: string, number: string, carr
   try {
     ctx.db.insert(phoneNumbers).values(row).run();
   } catch (error) {
-    if (String((error as Error).message).includes("UNIQUE")) throw new ApiError("conflict", `${number} is already taken`, { errors: [{ field: "number", message: "is already taken" }] });
+    if (String((error as Error).message).includes("UNIQUE")) throw new ApiError("number_unavailable", `${number} is already taken`, { errors: [{ field: "number", message: "is already taken" }] });
     throw error;
   }
   return row;
@@ -55,7 +55,7 @@ export function buyNumber(ctx: AppContext, workspaceId: string, input: { number?
     if (!isFictional(number)) throw invalid("number", "the simulated carrier sells only numbers of the fictional 555-01XX range (e.g. +14155550123)");
   } else {
     [number] = availableNumbers({ areaCode: input.area_code, limit: 1 }, taken(ctx));
-    if (!number) throw new ApiError("conflict", `no numbers left in area code ${input.area_code}`);
+    if (!number) throw new ApiError("number_unavailable", `no numbers left in area code ${input.area_code}`);
   }
   return insertNumber(ctx, workspaceId, number, carrier, input.label);
 }

@@ -67,7 +67,7 @@ export function deleteProvider(ctx: AppContext, workspaceId: string, id: string,
   const agents = agentsUsing(workspaceId, id);
   const kbs = ctx.sqlite.prepare("SELECT id, name FROM knowledge_bases WHERE workspace_id = ? AND embedder_provider = ?").all(workspaceId, id) as { id: string; name: string }[];
   const users = [...agents, ...kbs].map((u) => `${u.name} (${u.id})`);
-  if (users.length) throw new ApiError("conflict", `the connection is used by ${users.join(", ")}`);
+  if (users.length) throw new ApiError("resource_in_use", `the connection is used by ${users.join(", ")}`);
   ctx.db.delete(providerConnections).where(and(eq(providerConnections.workspaceId, workspaceId), eq(providerConnections.id, id))).run();
 }
 

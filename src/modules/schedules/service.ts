@@ -149,7 +149,7 @@ export function runsOf(ctx: AppContext, scheduleId: string, limit = 20) {
 
 function requireChangeable(row: ScheduleRow, action: string): void {
   if (row.status === "scheduled" || row.status === "active") return;
-  throw new ApiError("conflict", `a ${row.status} schedule cannot ${action}`, { errors: [{ field: "status", message: `is ${row.status}` }] });
+  throw new ApiError("invalid_state", `a ${row.status} schedule cannot ${action}`, { errors: [{ field: "status", message: `is ${row.status}` }] });
 }
 
 /**

@@ -40,7 +40,7 @@ export function headerNames(ctx: AppContext, row: ToolRow): string[] {
 export function createTool(ctx: AppContext, workspaceId: string, input: ToolInput & Pick<ToolConfig, "name" | "description" | "url">) {
   const config = complete(input);
   config.url = checkWebhookUrl(ctx, "url", config.url);
-  if (nameTaken(ctx, workspaceId, config.name)) throw new ApiError("conflict", `a tool named ${config.name} already exists`, { errors: [{ field: "name", message: "is taken in this workspace" }] });
+  if (nameTaken(ctx, workspaceId, config.name)) throw new ApiError("name_taken", `a tool named ${config.name} already exists`, { errors: [{ field: "name", message: "is taken in this workspace" }] });
   const secret = newWebhookSecret();
   const now = ctx.clock.now();
   const row: ToolRow = {
@@ -78,6 +78,6 @@ export function updateTool(ctx: AppContext, workspaceId: string, id: string, inp
 /** A tool an agent still lists cannot go: the agent would break mid-call. */
 export function deleteTool(ctx: AppContext, workspaceId: string, id: string, usedBy: string[]): void {
   getTool(ctx, workspaceId, id);
-  if (usedBy.length) throw new ApiError("conflict", `the tool is used by ${usedBy.join(", ")}; remove it from those agents first`);
+  if (usedBy.length) throw new ApiError("resource_in_use", `the tool is used by ${usedBy.join(", ")}; remove it from those agents first`);
   ctx.db.delete(tools).where(and(eq(tools.workspaceId, workspaceId), eq(tools.id, id))).run();
 }

@@ -95,7 +95,7 @@ export function rotateEndpointSecret(ctx: AppContext, workspaceId: string, id: s
 /** Sends a signed `webhook.test` event through the real queue and waits briefly for its first attempt. */
 export async function sendEndpointTest(ctx: AppContext, workspaceId: string, id: string) {
   const endpoint = getEndpoint(ctx, workspaceId, id);
-  if (endpoint.status === "disabled") throw new ApiError("conflict", "the endpoint is disabled; enable it first");
+  if (endpoint.status === "disabled") throw new ApiError("invalid_state", "the endpoint is disabled; enable it first");
   const published = publishWorkspaceEvent(ctx, {
     workspaceId,
     type: TEST_EVENT_TYPE,
@@ -121,7 +121,7 @@ export async function awaitFirstAttempt(ctx: AppContext, workspaceId: string, ev
 export function replayDeadLetter(ctx: AppContext, workspaceId: string, deliveryId: string) {
   const found = repo.findDelivery(ctx.db, workspaceId, deliveryId);
   if (!found) throw notFound("dead letter");
-  if (found.delivery.state !== "failed") throw new ApiError("conflict", `only failed deliveries can be replayed; this one is ${found.delivery.state}`);
+  if (found.delivery.state !== "failed") throw new ApiError("invalid_state", `only failed deliveries can be replayed; this one is ${found.delivery.state}`);
   const now = ctx.clock.now();
   ctx.sqlite.transaction(() => {
     ctx.db

@@ -149,7 +149,7 @@ describe("placing a call", () => {
     const noNumber = await s.server.api.post("/v1/agents", { name: "Numberless" }, as());
     const res = await outbound({ agent_id: noNumber.body.id, to: "+12125550150" });
     expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ code: "conflict", status: 409 });
+    expect(res.body).toMatchObject({ code: "agent_not_ready", status: 409 });
     expect(res.body.detail).toContain("phone number");
 
     const from = (await s.server.api.post("/v1/phone-numbers/buy", { number: "+15125550172" }, as())).body.number;
@@ -369,7 +369,7 @@ describe("a completed conversation", () => {
       ["transfer", { to: "+15550001111" }],
     ] as const) {
       const res = await s.server.api.post(`/v1/calls/${ids.done}/${path}`, body, opts());
-      expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 409, code: "conflict" });
+      expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 409, code: "invalid_state" });
       expect(res.body.detail).toContain("completed");
     }
     expect((await s.server.api.post("/v1/calls/call_nope/hangup", undefined, opts())).status).toBe(404);
@@ -386,7 +386,7 @@ describe("a live call", () => {
     expect((await s.server.api.post(`/v1/calls/${ids.live}/transfer`, { to: "front desk" }, opts())).status).toBe(422);
     const erase = await s.server.api.delete(`/v1/calls/${ids.live}`, opts());
     expect(erase.status).toBe(409);
-    expect(erase.body.code).toBe("conflict");
+    expect(erase.body.code).toBe("invalid_state");
     expect((await s.server.api.get(`/v1/calls/${ids.live}/recording`, opts())).status).toBe(404);
     // The agent speaks it: the turn appears once it has been played.
     await waitForCall(s.server.api, s.user.token, ids.live, (c) => (c.transcript ?? []).some((t: any) => t.text === "Please hold the line."), 10_000);

@@ -10,7 +10,7 @@ const FICTIONAL = /^\+1[2-9]\d\d5550(1\d\d)$/;
 function expectFieldError(res: { status: number; body: any; headers: Headers }, field: string, status = 422) {
   expect(res.status).toBe(status);
   expect(res.headers.get("content-type")).toContain("application/problem+json");
-  expect(res.body.code).toBe(status === 422 ? "validation_failed" : "conflict");
+  expect(res.body.code).toBe(status === 422 ? "validation_failed" : "number_unavailable");
   expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
 }
 

@@ -91,7 +91,7 @@ describe.concurrent("how calls end", () => {
 
     for (const [path, body] of [["say", { text: "Hello?" }], ["transfer", { to: "+15550003333" }], ["hangup", undefined]] as const) {
       const res = await calls().post(`/v1/calls/${callId}/${path}`, body);
-      expect(`${path} ${res.status} ${res.body.code}`).toBe(`${path} 409 conflict`);
+      expect(`${path} ${res.status} ${res.body.code}`).toBe(`${path} 409 invalid_state`);
     }
   }, CALL_TIMEOUT);
 
