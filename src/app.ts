@@ -3,6 +3,7 @@ import type { HttpContext } from "./http/context.ts";
 import type { InboundCalls } from "./telephony/types.ts";
 import type { BrainServices } from "./voice/brains/services.ts";
 import { auditTrail } from "./http/audit-trail.ts";
+import { admission } from "./http/auth.ts";
 import { bodyParser } from "./http/body-parser.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { idempotency } from "./http/idempotency.ts";
@@ -52,7 +53,7 @@ export function createApp(ctx: HttpContext, services: AppServices) {
       meta.headers = set.headers as Record<string, string>;
     })
     .use(errorHandler(ctx, routes))
-    .use(bodyParser(routes, ctx.config.jsonBodyLimitBytes))
+    .use(bodyParser(routes, ctx.config.jsonBodyLimitBytes, admission(ctx)))
     .use(idempotency(ctx))
     .use(auditTrail(ctx, routes))
     .use(healthRoutes(ctx))

@@ -2,29 +2,37 @@ import { Elysia } from "elysia";
 import type { HttpContext } from "./context.ts";
 import { readCredential, resolveSession, resolveWorkspacePrincipal, WORKSPACE_HEADER } from "./principals.ts";
 import { ApiError } from "./errors.ts";
-import { requireLevel, type Principal, type SessionPrincipal } from "./permissions.ts";
+import { requireLevel, type Principal, type RouteAuth, type SessionPrincipal } from "./permissions.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
 import { requestMeta, type RequestMeta } from "./request-meta.ts";
 
+/** Health checks per client IP and minute, as a multiple of the public limit (300 by default). */
+export const PROBE_ALLOWANCE = 10;
+
+/** What a route asks of its caller: its documented auth, or a probe (public, with a bucket of its own). */
+export type Guard = RouteAuth | "probe";
+
+/** Checks a request against its route's guard once (resolving its credential, counting it), before anything reads the body. */
+export type Admit = (request: Request, guard: Guard) => Promise<void>;
+
+const admitters = new WeakMap<HttpContext, Admit>();
 const plugins = new WeakMap<HttpContext, ReturnType<typeof buildAuthPlugin>>();
 
 /**
- * Route guards as macros, declared once per route:
- *   { auth: "read" | "write" | "admin" | "operator" }  a workspace credential (API key or member JWT)
- *   { user: true }                                     a signed-in person (JWT), not an API key
- *   { public: true }                                   anyone, rate-limited per client IP
- * They run in `transform`, before body validation, so a stranger learns nothing about a route's schema.
+ * The guard of every route, in one place. A request is admitted before its body is read (the body
+ * parser calls this first) or, for requests without a body, in the route's `transform`: a stranger
+ * or a credential without the scope learns nothing about a route's body schema.
  */
-export function authPlugin(ctx: HttpContext) {
-  let plugin = plugins.get(ctx);
-  if (!plugin) {
-    plugin = buildAuthPlugin(ctx);
-    plugins.set(ctx, plugin);
+export function admission(ctx: HttpContext): Admit {
+  let admit = admitters.get(ctx);
+  if (!admit) {
+    admit = buildAdmission(ctx);
+    admitters.set(ctx, admit);
   }
-  return plugin;
+  return admit;
 }
 
-function buildAuthPlugin(ctx: HttpContext) {
+function buildAdmission(ctx: HttpContext): Admit {
   const { rateLimiter, config } = ctx;
 
   /** Anonymous traffic, and failed sign-ins, count against the client's IP. */
@@ -39,52 +47,80 @@ function buildAuthPlugin(ctx: HttpContext) {
     }
   };
 
+  return async (request, guard) => {
+    const meta = requestMeta(request);
+    if (meta.admitted) return;
+    meta.admitted = true;
+    if (guard === "public") return limitByIp(meta);
+    // A monitor or load balancer behind the same address as busy public traffic (a NAT, the balancer
+    // itself) must never see 429 from health because of that traffic: probes count on their own.
+    if (guard === "probe") return enforceRateLimit(rateLimiter, meta, `probe:${meta.ip}`, config.publicRateLimitPerMinute * PROBE_ALLOWANCE);
+    const credential = readCredential(request.headers.get("authorization"));
+    if (guard === "user") {
+      if (!credential) {
+        limitByIp(meta);
+        throw new ApiError("unauthorized", "this operation needs a signed-in user: Authorization: Bearer <access token>");
+      }
+      if (credential.kind === "api_key") {
+        limitByIp(meta);
+        throw new ApiError("forbidden", "this operation needs a signed-in user (access token), not an API key");
+      }
+      const session = await authenticate(meta, () => resolveSession(ctx, credential.token));
+      meta.session = session;
+      enforceRateLimit(rateLimiter, meta, `cred:${session.userId}`, config.rateLimitPerMinute);
+      return;
+    }
+    if (!credential) {
+      limitByIp(meta);
+      throw new ApiError("unauthorized", "this operation needs an API key or access token: Authorization: Bearer <credential>");
+    }
+    const principal = await authenticate(meta, () => resolveWorkspacePrincipal(ctx, credential, request.headers.get(WORKSPACE_HEADER)));
+    meta.principal = principal;
+    enforceRateLimit(rateLimiter, meta, `cred:${principal.apiKeyId ?? principal.userId}`, config.rateLimitPerMinute);
+    requireLevel(principal, guard);
+  };
+}
+
+/**
+ * Route guards as macros, declared once per route:
+ *   { auth: "read" | "write" | "admin" | "operator" }  a workspace credential (API key or member JWT)
+ *   { user: true }                                     a signed-in person (JWT), not an API key
+ *   { public: true }                                   anyone, rate-limited per client IP
+ *   { probe: true }                                    anyone, per client IP in a bucket of its own (health checks)
+ */
+export function authPlugin(ctx: HttpContext) {
+  let plugin = plugins.get(ctx);
+  if (!plugin) {
+    plugin = buildAuthPlugin(ctx);
+    plugins.set(ctx, plugin);
+  }
+  return plugin;
+}
+
+function buildAuthPlugin(ctx: HttpContext) {
+  const admit = admission(ctx);
   return new Elysia({ name: "parley.auth" }).macro({
     auth: (needed: "read" | "write" | "admin" | "operator") => ({
       detail: { "x-required-scope": needed, security: [{ bearerAuth: [] }] },
-      async transform({ request }: { request: Request }) {
-        const meta = requestMeta(request);
-        const credential = readCredential(request.headers.get("authorization"));
-        if (!credential) {
-          limitByIp(meta);
-          throw new ApiError("unauthorized", "this operation needs an API key or access token: Authorization: Bearer <credential>");
-        }
-        const requested = request.headers.get(WORKSPACE_HEADER);
-        const principal = await authenticate(meta, () => resolveWorkspacePrincipal(ctx, credential, requested));
-        meta.principal = principal;
-        enforceRateLimit(rateLimiter, meta, `cred:${principal.apiKeyId ?? principal.userId}`, config.rateLimitPerMinute);
-        requireLevel(principal, needed);
-      },
+      transform: ({ request }: { request: Request }) => admit(request, needed),
       resolve({ request }: { request: Request }) {
         return { principal: requestMeta(request).principal as Principal };
       },
     }),
     user: (_enabled: true) => ({
       detail: { "x-required-scope": "user", security: [{ bearerAuth: [] }] },
-      async transform({ request }: { request: Request }) {
-        const meta = requestMeta(request);
-        const credential = readCredential(request.headers.get("authorization"));
-        if (!credential) {
-          limitByIp(meta);
-          throw new ApiError("unauthorized", "this operation needs a signed-in user: Authorization: Bearer <access token>");
-        }
-        if (credential.kind === "api_key") {
-          limitByIp(meta);
-          throw new ApiError("forbidden", "this operation needs a signed-in user (access token), not an API key");
-        }
-        const session = await authenticate(meta, () => resolveSession(ctx, credential.token));
-        meta.session = session;
-        enforceRateLimit(rateLimiter, meta, `cred:${session.userId}`, config.rateLimitPerMinute);
-      },
+      transform: ({ request }: { request: Request }) => admit(request, "user"),
       resolve({ request }: { request: Request }) {
         return { session: requestMeta(request).session as SessionPrincipal };
       },
     }),
     public: (_enabled: true) => ({
       detail: { "x-required-scope": "public", security: [] },
-      transform({ request }: { request: Request }) {
-        limitByIp(requestMeta(request));
-      },
+      transform: ({ request }: { request: Request }) => admit(request, "public"),
+    }),
+    probe: (_enabled: true) => ({
+      detail: { "x-required-scope": "public", "x-probe": true, security: [] },
+      transform: ({ request }: { request: Request }) => admit(request, "probe"),
     }),
   });
 }

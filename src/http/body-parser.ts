@@ -1,14 +1,18 @@
 import { Elysia } from "elysia";
 import { ApiError } from "./errors.ts";
+import type { Admit } from "./auth.ts";
 import type { RouteIndex } from "./route-index.ts";
 
 /**
  * JSON bodies only (unless a route declares another type), at most `limitBytes`, read as a stream
  * so a lying or missing Content-Length cannot make us buffer more than the limit.
  */
-export function bodyParser(routes: RouteIndex, limitBytes: number) {
+export function bodyParser(routes: RouteIndex, limitBytes: number, admit: Admit) {
   return new Elysia({ name: "parley.body-parser" }).onParse({ as: "global" }, async ({ request, contentType, route }) => {
     if (!request.body) return undefined;
+    // Who may call the route is settled before anything about its body (type, size, JSON) is said.
+    const guard = routes.find(request.method, route)?.guard;
+    if (guard) await admit(request, guard);
     const declared = request.headers.get("content-length");
     if (declared === "0") return undefined;
     const type = (contentType ?? "").split(";")[0].trim().toLowerCase();

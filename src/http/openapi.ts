@@ -61,7 +61,7 @@ export function buildOpenApi(ctx: AppContext, routes: RouteIndex): Json {
 }
 
 function describeOperation(route: RouteInfo): Json {
-  const { "x-body-types": _types, "x-max-body-bytes": _limit, "x-body-stream": _stream, "x-response-types": _responseTypes, ...detail } = (route.hooks.detail as Json | undefined) ?? {};
+  const { "x-probe": _probe, "x-body-types": _types, "x-max-body-bytes": _limit, "x-body-stream": _stream, "x-response-types": _responseTypes, ...detail } = (route.hooks.detail as Json | undefined) ?? {};
   const auth = route.auth ?? "public";
   const hasBody = Boolean(route.hooks.body);
   const parameters: Json[] = [];

@@ -16,6 +16,8 @@ export interface RequestMeta {
   idempotency?: { scope: string; key: string };
   /** Final status, when an error handler produced the response. */
   status?: number;
+  /** Set once the route's guard has run (before the body is read, or in transform). */
+  admitted?: boolean;
   /** Set once the audit row is queued, so no path records a request twice. */
   audited?: boolean;
 }

@@ -1,3 +1,4 @@
+import type { Guard } from "./auth.ts";
 import type { RouteAuth } from "./permissions.ts";
 
 /** What the server knows about each registered route, for 405s, content types and the OpenAPI document. */
@@ -5,6 +6,8 @@ export interface RouteInfo {
   method: string;
   path: string;
   auth: RouteAuth | null;
+  /** The guard the route's macro runs (a probe is documented as public). */
+  guard: Guard | null;
   /** Non-JSON body types the route accepts (Elysia's `type` option or `x-body-types`), e.g. multipart uploads. */
   bodyTypes: string[];
   /** Largest non-JSON body the route takes (`x-max-body-bytes`); JSON keeps the global limit. */
@@ -53,6 +56,7 @@ export class RouteIndex {
           method: route.method,
           path: route.path,
           auth: (detail["x-required-scope"] as RouteAuth | undefined) ?? null,
+          guard: detail["x-probe"] ? "probe" : ((detail["x-required-scope"] as RouteAuth | undefined) ?? null),
           bodyTypes: types.map((t) => ELYSIA_TYPES[t] ?? t),
           maxBodyBytes: (detail["x-max-body-bytes"] as number | undefined) ?? null,
           streamBody: detail["x-body-stream"] === true,

@@ -1,6 +1,6 @@
 // Every error class leaves as RFC 9457 problem+json with a machine-readable code and no stack trace.
 import { describe, expect, test } from "bun:test";
-import { serverWithUser } from "../helpers/fixtures.ts";
+import { createKey, serverWithUser } from "../helpers/fixtures.ts";
 import { startTestServer } from "../helpers/server.ts";
 
 const s = serverWithUser();
@@ -110,8 +110,8 @@ describe("problem+json for each error class", () => {
   test("429 past the rate limit", async () => {
     const limited = await startTestServer({ settings: { publicRateLimitPerMinute: "1" } });
     try {
-      await limited.api.get("/v1/health");
-      const res = await limited.api.get("/v1/health");
+      await limited.api.get("/openapi.json");
+      const res = await limited.api.get("/openapi.json");
       expectProblem(res, 429, "rate_limited");
     } finally {
       await limited.stop();
@@ -122,5 +122,26 @@ describe("problem+json for each error class", () => {
     const res = await s.server.api.get("/v1/nothing", { headers: { "x-request-id": "client-trace-12345" } });
     expect(res.headers.get("x-request-id")).toBe("client-trace-12345");
     expect(res.body.request_id).toBe("client-trace-12345");
+  });
+});
+
+describe("who may call comes before anything about the body", () => {
+  const send = (token: string | null, body: string, type = "application/json") =>
+    fetch(`${s.server.url}/v1/agents`, { method: "POST", headers: { "content-type": type, ...(token ? { authorization: `Bearer ${token}` } : {}) }, body });
+
+  test("a read-only key gets 403 for a write, whatever its body: invalid, malformed, wrong type or too large", async () => {
+    const key = await createKey(s.server.api, s.user.token, "read-only");
+    for (const [body, type] of [['{"name": 5}', "application/json"], ["{not json", "application/json"], ["name=x", "text/plain"], ["x".repeat(2 * 1024 * 1024), "application/json"]]) {
+      const res = await send(key.secret, body, type);
+      expect(`${type} ${body.slice(0, 12)}: ${res.status} ${((await res.json()) as { code: string }).code}`).toBe(`${type} ${body.slice(0, 12)}: 403 insufficient_scope`);
+    }
+  });
+
+  test("no credential gets 401 before the body is read; a write key gets the body's errors", async () => {
+    const res = await send(null, "{not json");
+    expect(res.status).toBe(401);
+    const key = await createKey(s.server.api, s.user.token, "write");
+    expect((await send(key.secret, "{not json")).status).toBe(400);
+    expect((await send(key.secret, '{"name": 5}')).status).toBe(422);
   });
 });

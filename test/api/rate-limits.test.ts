@@ -17,13 +17,13 @@ describe("public endpoints: 30 per minute per IP", () => {
   test("the 31st request in a minute is 429 with a sane Retry-After; the window then resets", async () => {
     const headers = asClient();
     for (let i = 1; i <= 30; i++) {
-      const res = await server.api.get("/v1/health", { headers });
+      const res = await server.api.get("/openapi.json", { headers });
       expect(res.status).toBe(200);
       expect(res.headers.get("ratelimit-limit")).toBe("30");
       expect(res.headers.get("ratelimit-remaining")).toBe(String(30 - i));
     }
     server.clock.advance(20_000);
-    const limited = await server.api.get("/v1/health", { headers });
+    const limited = await server.api.get("/openapi.json", { headers });
     expect(limited.status).toBe(429);
     expect(limited.body.code).toBe("rate_limited");
     const retryAfter = Number(limited.headers.get("retry-after"));
@@ -31,18 +31,32 @@ describe("public endpoints: 30 per minute per IP", () => {
     expect(limited.headers.get("ratelimit-remaining")).toBe("0");
     expect(limited.headers.get("ratelimit-reset")).toBe("40");
     // Another client is unaffected.
-    expect((await server.api.get("/v1/health", { headers: asClient() })).status).toBe(200);
+    expect((await server.api.get("/openapi.json", { headers: asClient() })).status).toBe(200);
     server.clock.advance(retryAfter * 1000);
-    expect((await server.api.get("/v1/health", { headers })).status).toBe(200);
+    expect((await server.api.get("/openapi.json", { headers })).status).toBe(200);
+  });
+
+  test("health is never starved by other public traffic from the same address; it has a larger bucket of its own", async () => {
+    const headers = asClient();
+    for (let i = 0; i < 30; i++) await server.api.get("/openapi.json", { headers });
+    expect((await server.api.get("/openapi.json", { headers })).status).toBe(429);
+    expect((await server.api.post("/v1/auth/login", { email: "nobody@example.com", password: "wrong-password" }, { headers })).status).toBe(429);
+    for (let i = 1; i <= 300; i++) {
+      const health = await server.api.get("/v1/health", { headers });
+      expect(health.status).toBe(200);
+      if (i === 1) expect(health.headers.get("ratelimit-limit")).toBe("300");
+    }
+    // Probes have a limit too (they are anonymous), just one that other traffic cannot use up.
+    expect((await server.api.get("/v1/health", { headers })).status).toBe(429);
   });
 
   test("X-Forwarded-For is ignored unless the peer is a trusted proxy", async () => {
     const untrusted = await startTestServer({ settings: { publicRateLimitPerMinute: "2" } });
     try {
-      expect((await untrusted.api.get("/v1/health", { headers: { "x-forwarded-for": "203.0.113.1" } })).status).toBe(200);
-      expect((await untrusted.api.get("/v1/health", { headers: { "x-forwarded-for": "203.0.113.2" } })).status).toBe(200);
+      expect((await untrusted.api.get("/openapi.json", { headers: { "x-forwarded-for": "203.0.113.1" } })).status).toBe(200);
+      expect((await untrusted.api.get("/openapi.json", { headers: { "x-forwarded-for": "203.0.113.2" } })).status).toBe(200);
       // Spoofing a new address does not buy a new bucket.
-      expect((await untrusted.api.get("/v1/health", { headers: { "x-forwarded-for": "203.0.113.3" } })).status).toBe(429);
+      expect((await untrusted.api.get("/openapi.json", { headers: { "x-forwarded-for": "203.0.113.3" } })).status).toBe(429);
     } finally {
       await untrusted.stop();
     }

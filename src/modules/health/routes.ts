@@ -43,7 +43,7 @@ export function healthRoutes(ctx: HttpContext) {
         checks: { database, migrations, vector_search: vectorSearch, job_runner: jobRunner, offline_recognition: offlineRecognitionCheck() },
       };
     },
-    { public: true, response: { 200: Health, 503: Health }, detail: doc("getHealth", "Liveness and readiness (database, job runner, providers)") },
+    { probe: true, response: { 200: Health, 503: Health }, detail: doc("getHealth", "Liveness and readiness (database, job runner, providers)") },
   );
 }
 
