@@ -1,6 +1,6 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { contractOperations, IMPLEMENTED, samePath } from "../helpers/contract.ts";
+import { samePath, servedOperations } from "../helpers/contract.ts";
 import { createApp } from "../../src/app.ts";
 import { buildOpenApi } from "../../src/http/openapi.ts";
 import type { RouteInfo } from "../../src/http/route-index.ts";
@@ -33,7 +33,7 @@ describe("OpenAPI document", () => {
   });
 
   test("lists exactly the implemented operations of the contract, with the contract's auth", () => {
-    const contract = contractOperations().filter((c) => IMPLEMENTED.has(c.number));
+    const contract = servedOperations();
     const documented = operations();
     expect(documented).toHaveLength(contract.length);
     for (const c of contract) {
@@ -115,6 +115,16 @@ describe("OpenAPI webhooks section", () => {
     }
     const headers = doc.webhooks["call.completed"].post.parameters.map((p: any) => p.name);
     expect(headers).toEqual(["X-Parley-Signature", "webhook-id", "webhook-timestamp", "webhook-signature"]);
+  });
+
+  test("call.completed: data.transcript is the specification's string, the structured turns are transcript_turns", () => {
+    for (const type of ["call.completed", "call.transferred", "call.failed"]) {
+      const data = doc.webhooks[type].post.requestBody.content["application/json"].schema.properties.data;
+      const properties = data.properties ?? data.allOf?.reduce((all: any, part: any) => ({ ...all, ...part.properties }), {});
+      expect(properties.transcript.type).toBe("string");
+      expect(properties.transcript_turns.type).toBe("array");
+      expect(properties.transcript_turns.items.properties.role).toBeDefined();
+    }
   });
 });
 

@@ -22,6 +22,20 @@ export function contractOperations(): ContractOperation[] {
   return rows;
 }
 
+/**
+ * Operations Parley serves beyond the catalog, each for a reason written in README ("Departures from
+ * the contract"): numbered from 1000 so they never collide with the catalog's.
+ */
+export const EXTENSIONS: ContractOperation[] = [
+  // Issue 9: read-only keys may only GET, so search needs a GET form.
+  { number: 1001, method: "GET", path: "/v1/knowledge-base/{id}/query", auth: "read", purpose: "Semantic search as a GET (read-only keys)" },
+];
+
+/** The catalog's implemented operations plus Parley's extensions: what /openapi.json must list. */
+export function servedOperations(): ContractOperation[] {
+  return [...contractOperations().filter((op) => IMPLEMENTED.has(op.number)), ...EXTENSIONS];
+}
+
 /** The numbers this codebase implements so far (ENDPOINTS.md numbering). */
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 export const IMPLEMENTED = new Set([...range(1, 56), ...range(57, 76), ...range(86, 92), ...range(103, 119), 121, ...range(123, 134), 156]);

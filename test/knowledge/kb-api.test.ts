@@ -55,6 +55,17 @@ describe("knowledge base sources", () => {
     expect(hits.body.data[0].score).toBeGreaterThan(0);
     const meta = await api().get(`/v1/knowledge-base/${kb}`, { token: token() });
     expect(meta.body).toMatchObject({ embedder: { provider_id: "builtin", dimension: 384 }, counts: { sources: 1, ready: 1 } });
+
+    // Read-only keys search with GET (they may make no other request) and get the same answer.
+    const readOnly = (await api().post("/v1/api-keys", { name: "search only", scope: "read-only" }, { token: token() })).body.key;
+    const viaGet = await api().get(`/v1/knowledge-base/${kb}/query?query=${encodeURIComponent("When do you close on Saturday?")}&top_k=2`, { token: readOnly });
+    expect(viaGet.status).toBe(200);
+    expect(viaGet.body.data.length).toBeLessThanOrEqual(2);
+    expect(viaGet.body.data[0]).toEqual(hits.body.data[0]);
+    const viaPost = await api().post(`/v1/knowledge-base/${kb}/query`, { query: "When do you close?" }, { token: readOnly });
+    expect(viaPost.status).toBe(403);
+    expect(viaPost.body.code).toBe("insufficient_scope");
+    expect((await api().get(`/v1/knowledge-base/${kb}/query?top_k=abc&query=x`, { token: readOnly })).body.errors[0].field).toBe("top_k");
   });
 
   test("files: txt, md, html, csv and a generated PDF are extracted and searchable", async () => {

@@ -9,7 +9,7 @@ import { agentConfigForCall } from "./connect.ts";
 import type { AgentConfig } from "../../voice/agent-config.ts";
 import { findProvider } from "../../providers/store.ts";
 import { addTimelineEvent, findCall, type TurnRecord } from "./lifecycle.ts";
-import { callUrls } from "./models.ts";
+import { callUrls, transcriptText } from "./models.ts";
 
 type Extraction = { extracted: Record<string, unknown>; summary: string | null };
 
@@ -45,7 +45,9 @@ export async function finalizeCall(ctx: AppContext, job: RunningJob<{ call_id: s
         started_at: call.answeredAt ? new Date(call.answeredAt).toISOString() : null,
         ended_at: new Date(call.endedAt ?? ctx.clock.now()).toISOString(),
         duration_seconds: Math.round((call.durationMs ?? 0) / 1000),
-        transcript: call.erasedAt ? [] : transcript,
+        // The specification's string; the structured turns travel beside it.
+        transcript: call.erasedAt ? "" : transcriptText(transcript),
+        transcript_turns: call.erasedAt ? [] : transcript,
         extracted: result.extracted,
         summary: result.summary,
         recording_url: callUrls(ctx.publicUrl, call).recording_url,

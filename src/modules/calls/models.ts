@@ -97,6 +97,11 @@ export const CallEvent = t.Object({
   data: t.Record(t.String(), t.Unknown()),
 });
 
+/** A transcript as speaker-labelled lines ("Agent: …", "Caller: …"), as call.completed and `?format=text` give it. */
+export function transcriptText(turns: { role: "agent" | "caller"; text: string; interrupted: boolean }[]): string {
+  return turns.map((turn) => `${turn.role === "agent" ? "Agent" : "Caller"}: ${turn.text}${turn.interrupted ? " [interrupted]" : ""}`).join("\n");
+}
+
 export function callUrls(publicUrl: string, row: CallRow) {
   return {
     recording_url: row.recordingPath && !row.erasedAt ? `${publicUrl}/v1/calls/${row.id}/recording.mp3` : null,

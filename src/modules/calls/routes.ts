@@ -8,7 +8,7 @@ import { csvLine } from "../../lib/csv.ts";
 import { toIso } from "../../lib/time.ts";
 import { E164 } from "../phone-numbers/models.ts";
 import type { TurnRecord } from "./lifecycle.ts";
-import { Call, CallEvent, CallsQuery, OutboundBody, Turn, callJson } from "./models.ts";
+import { Call, CallEvent, CallsQuery, OutboundBody, Turn, callJson, transcriptText } from "./models.ts";
 import { fileResponse, mp3For, requireRecording } from "./recording.ts";
 import * as service from "./service.ts";
 
@@ -108,7 +108,7 @@ export function callRoutes(ctx: HttpContext) {
         const call = service.getCall(ctx, principal.workspaceId, params.id);
         const turns = (call.transcript as TurnRecord[] | null) ?? [];
         if (query.format === "text") {
-          const text = turns.map((turn) => `${turn.role === "agent" ? "Agent" : "Caller"}: ${turn.text}${turn.interrupted ? " [interrupted]" : ""}`).join("\n");
+          const text = transcriptText(turns);
           return new Response(text + (text ? "\n" : ""), { headers: { "content-type": "text/plain; charset=utf-8" } });
         }
         return { object: "transcript" as const, call_id: call.id, erased: call.erasedAt !== null, turns };

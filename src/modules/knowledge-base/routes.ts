@@ -1,4 +1,4 @@
-import { Elysia, status, t } from "elysia";
+import { Elysia, status, t, type Static } from "elysia";
 import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
@@ -16,6 +16,10 @@ const SourceParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), s
 export function knowledgeBaseRoutes(ctx: HttpContext, agentsUsing: (workspaceId: string, id: string) => { id: string; name: string }[]) {
   const kbJson = (row: Parameters<typeof knowledgeBaseJson>[0]) => knowledgeBaseJson(row, service.sourceCounts(ctx, row.id));
   const byCreation = (row: { createdAt: number; id: string }) => ({ at: row.createdAt, id: row.id });
+  const search = async (workspaceId: string, id: string, input: Static<typeof Query>) => {
+    service.getKnowledgeBase(ctx, workspaceId, id);
+    return { data: await searchKnowledge(ctx, workspaceId, [id], input.query, { topK: input.top_k ?? 5, minScore: input.min_score, mode: input.mode }) };
+  };
   return new Elysia({ prefix: "/v1/knowledge-base" })
     .use(authPlugin(ctx))
     .post("/", ({ principal, body }) => status(201, kbJson(service.createKnowledgeBase(ctx, principal.workspaceId, body))), {
@@ -91,11 +95,18 @@ export function knowledgeBaseRoutes(ctx: HttpContext, agentsUsing: (workspaceId:
     })
     .post(
       "/:id/query",
-      async ({ principal, params, body }) => {
-        service.getKnowledgeBase(ctx, principal.workspaceId, params.id);
-        const data = await searchKnowledge(ctx, principal.workspaceId, [params.id], body.query, { topK: body.top_k ?? 5, minScore: body.min_score, mode: body.mode });
-        return { data };
-      },
+      ({ principal, params, body }) => search(principal.workspaceId, params.id, body),
       { auth: "read", params: IdParam, body: Query, response: { 200: QueryResult }, detail: doc("queryKnowledgeBase", "Semantic search") },
+    )
+    .get(
+      "/:id/query",
+      ({ principal, params, query }) => search(principal.workspaceId, params.id, query),
+      {
+        auth: "read",
+        params: IdParam,
+        query: Query,
+        response: { 200: QueryResult },
+        detail: doc("searchKnowledgeBase", "Semantic search as a GET (`?query=…&top_k=`): the form read-only keys use"),
+      },
     );
 }
