@@ -2,9 +2,9 @@
 // synthesised by each, checked by decoding the audio that comes back.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MPEGDecoder } from "mpg123-decoder";
-import { decodeWav } from "../../../src/voice/media/wav-format.ts";
-import { serverWithUser } from "../../helpers/fixtures.ts";
-import { rms, startFakeElevenLabs, startFakeOpenAiAudio, toneFrequency, type FakeElevenLabs, type FakeOpenAiAudio } from "../../helpers/fake-speech/index.ts";
+import { decodeWav } from "../../src/voice/media/wav-format.ts";
+import { serverWithUser } from "../helpers/fixtures.ts";
+import { rms, startFakeElevenLabs, startFakeOpenAiAudio, toneFrequency, type FakeElevenLabs, type FakeOpenAiAudio } from "../helpers/fake-speech/index.ts";
 
 const s = serverWithUser("voices");
 const opts = () => ({ token: s.user.token });

@@ -1,7 +1,7 @@
 // Phone numbers (endpoints 68–76) on the simulated carrier: inventory search, buy, import, edit,
 // assignment to agents, release.
 import { describe, expect, test } from "bun:test";
-import { registerUser, serverWithUser } from "../../helpers/fixtures.ts";
+import { registerUser, serverWithUser } from "../helpers/fixtures.ts";
 
 const s = serverWithUser("numbers");
 const opts = () => ({ token: s.user.token });

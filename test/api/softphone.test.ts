@@ -1,12 +1,12 @@
 // The simulated carrier's inbound side: a WebSocket softphone that dials a workspace number and talks
 // to its agent with real audio (Flite-synthesised caller speech, µ-law, paced 20 ms frames).
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { concatPcm } from "../../../src/voice/media/frames.ts";
-import { decodeWav } from "../../../src/voice/media/wav-format.ts";
-import { builtinTts } from "../../../src/voice/speech/builtin/index.ts";
-import { channelRms, fetchBytes, waitForCall } from "../../helpers/call-api.ts";
-import { createKey, registerUser, serverWithUser } from "../../helpers/fixtures.ts";
-import { Softphone } from "../../helpers/softphone.ts";
+import { concatPcm } from "../../src/voice/media/frames.ts";
+import { decodeWav } from "../../src/voice/media/wav-format.ts";
+import { builtinTts } from "../../src/voice/speech/builtin/index.ts";
+import { channelRms, fetchBytes, waitForCall } from "../helpers/call-api.ts";
+import { createKey, registerUser, serverWithUser } from "../helpers/fixtures.ts";
+import { Softphone } from "../helpers/softphone.ts";
 
 const s = serverWithUser("softphone");
 const opts = () => ({ token: s.user.token });
