@@ -1,3 +1,4 @@
+import { GroupCommit } from "./group-commit.ts";
 import type { Config } from "../config/config.ts";
 import { loadInstanceSecret, prepareDataDir, type DataDirLayout } from "../config/data-dir.ts";
 import { openDatabase, type Db, type Sqlite } from "../db/connection.ts";
@@ -10,7 +11,7 @@ import { WriteBehind } from "./write-behind.ts";
 
 /** What the rest of the process needs of the job queue's worker: a nudge after an enqueue, and whether it runs. */
 export interface JobQueue {
-  wake(): void;
+  wake(type?: string): void;
   readonly isRunning: boolean;
 }
 
@@ -32,6 +33,8 @@ export interface AppContext {
   keys: { jwt: Uint8Array; encryption: Uint8Array };
   brand: { name: string; slug: string };
   writeBehind: WriteBehind;
+  /** Durable writes that share a commit with others queued in the same turn (see GroupCommit). */
+  groupCommit: GroupCommit;
   /** The durable job queue's worker; the composition root installs it, one-shot commands run without. */
   jobs: JobQueue;
   migrations: MigrationResult;
@@ -70,6 +73,7 @@ export function createContext({ config, clock = systemClock, logger }: ContextOp
     keys: { jwt: deriveKey(secret, "jwt"), encryption: deriveKey(secret, "encryption") },
     brand: { name: config.brandName, slug: config.brandSlug },
     writeBehind: new WriteBehind(sqlite, log),
+    groupCommit: new GroupCommit(sqlite),
     jobs: NO_WORKER,
     migrations,
     publicUrl: config.publicUrl || `http://localhost:${config.port}`,
@@ -79,6 +83,7 @@ export function createContext({ config, clock = systemClock, logger }: ContextOp
 
 /** Flushes pending bookkeeping and closes the database (checkpointing the WAL). */
 export function closeContext(ctx: AppContext): void {
+  ctx.groupCommit.flush();
   ctx.writeBehind.flush();
   try {
     ctx.sqlite.pragma("wal_checkpoint(TRUNCATE)");

@@ -132,22 +132,23 @@ export function pruneFinishedJobs(db: Db, completedBefore: number, failedBefore:
   return completed + failed;
 }
 
-const nextDueStatements = new WeakMap<Db, Map<string, { get(values: Record<string, unknown>): { at: number | null } | undefined }>>();
+// Per type, so each is a seek to the first entry of jobs_next_due_idx (an IN list makes SQLite scan them all).
+const nextDueStatement = prepared((db) =>
+  db
+    .select({ at: jobs.runAt })
+    .from(jobs)
+    .where(and(eq(jobs.type, p("type")), CLAIMABLE_SQL))
+    .orderBy(asc(jobs.runAt))
+    .limit(1)
+    .prepare(),
+);
 
 /** Earliest run time among jobs of these types that could be claimed (for the runner's next wake-up). */
 export function nextDueAt(db: Db, types: string[]): number | null {
-  if (types.length === 0) return null;
-  let byTypes = nextDueStatements.get(db);
-  if (!byTypes) nextDueStatements.set(db, (byTypes = new Map()));
-  const key = types.join(",");
-  let statement = byTypes.get(key);
-  if (!statement) {
-    statement = db
-      .select({ at: sql<number | null>`min(${jobs.runAt})` })
-      .from(jobs)
-      .where(and(inArray(jobs.type, types), CLAIMABLE_SQL))
-      .prepare();
-    byTypes.set(key, statement);
+  let next: number | null = null;
+  for (const type of types) {
+    const at = nextDueStatement(db).get({ type })?.at;
+    if (at !== undefined && (next === null || at < next)) next = at;
   }
-  return statement.get({})?.at ?? null;
+  return next;
 }

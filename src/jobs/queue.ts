@@ -23,7 +23,7 @@ export interface EnqueueOptions {
 
 /** Anything that can wake the runner after an enqueue (the runner itself; tests may pass none). */
 export interface Waker {
-  wake(): void;
+  wake(type?: string): void;
 }
 
 const COLUMNS = ["id", "type", "payload", "state", "priority", "runAt", "maxAttempts", "uniqueKey", "workspaceId", "createdAt", "updatedAt"] as const;
@@ -67,7 +67,7 @@ export function enqueueJob(deps: { db: Db; clock: Clock; jobs?: Waker }, options
       updatedAt: now,
     }).changes === 1;
   if (inserted) {
-    deps.jobs?.wake();
+    deps.jobs?.wake(options.type);
     return { id, inserted };
   }
   const existing = activeByKey(deps.db).get({ key: options.uniqueKey });
@@ -88,5 +88,5 @@ export function enqueueOrAdvance(deps: { db: Db; clock: Clock; jobs?: Waker }, o
     .set({ runAt, state: runAt > deps.clock.now() ? "scheduled" : "available", updatedAt: deps.clock.now() })
     .where(and(eq(jobs.uniqueKey, options.uniqueKey), inArray(jobs.state, ["available", "scheduled", "retryable"]), sql`${jobs.runAt} > ${runAt}`))
     .run().changes;
-  if (moved) deps.jobs?.wake();
+  if (moved) deps.jobs?.wake(options.type);
 }

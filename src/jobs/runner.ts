@@ -61,6 +61,8 @@ export class JobRunner {
   private stopping = false;
   private ticking = false;
   private tickAgain = false;
+  /** Types worth a claim at the next tick; "all" after an enqueue of unknown type, a start, or a poll. */
+  private dueTypes: Set<string> | "all" = "all";
   readonly leaseMs: number;
   private pollMs: number;
 
@@ -93,15 +95,21 @@ export class JobRunner {
     this.wake();
   }
 
-  /** Look for work now (called after every enqueue in this process). */
-  wake(): void {
+  /**
+   * Look for work now: for jobs of `type` (after an enqueue of one, or a slot of it freeing up), or
+   * of every type. Wakes in the same turn of the event loop make one tick.
+   */
+  wake(type?: string): void {
     if (!this.started || this.stopping) return;
+    if (type === undefined || !this.types.has(type)) this.dueTypes = "all";
+    else if (this.dueTypes !== "all") this.dueTypes.add(type);
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), 0);
+    this.timer = setTimeout(() => void this.tick("woken"), 0);
   }
 
-  /** Claims and starts every due job there is capacity for; returns how many started. */
-  async tick(): Promise<number> {
+  /** Claims and starts every due job there is capacity for (of the types woken, or all); returns how many started. */
+  async tick(types: "woken" | "all" = "all"): Promise<number> {
+    if (types === "all") this.dueTypes = "all";
     if (this.stopping) return 0;
     if (this.ticking) {
       this.tickAgain = true;
@@ -114,7 +122,11 @@ export class JobRunner {
       do {
         this.tickAgain = false;
         const now = this.ctx.clock.now();
+        const due = this.dueTypes;
+        this.dueTypes = new Set();
         for (const [type, registration] of this.types) {
+          if (registration.running > 0) busy = true;
+          if (due !== "all" && !due.has(type)) continue;
           const claimed = claimJobs(this.ctx.db, type, registration.concurrency - registration.running, this.holder, now, this.leaseMs);
           for (const row of claimed) this.execute(row, registration);
           started += claimed.length;
@@ -167,7 +179,9 @@ export class JobRunner {
     const next = busy ? null : nextDueAt(this.ctx.db, [...this.types.keys()]);
     const now = this.ctx.clock.now();
     const delay = next === null ? this.pollMs : Math.max(0, Math.min(this.pollMs, next - now));
-    this.timer = setTimeout(() => void this.tick(), delay);
+    this.timer = setTimeout(() => {
+      void this.tick("all"); // a poll looks at everything (jobs enqueued by another process, retries now due)
+    }, delay);
     this.timer.unref?.();
   }
 
@@ -188,19 +202,24 @@ export class JobRunner {
       workspaceId: row.workspaceId,
       signal: abort.signal,
       row,
-      complete: () => void completeJob(this.ctx.db, row.id, this.holder, this.ctx.clock.now()),
+      complete: () => {
+        completed = completeJob(this.ctx.db, row.id, this.holder, this.ctx.clock.now());
+      },
     };
+    let completed = false;
     const promise = (async () => {
       try {
         await registration.handler(job);
-        completeJob(this.ctx.db, row.id, this.holder, this.ctx.clock.now());
+        if (!completed) completeJob(this.ctx.db, row.id, this.holder, this.ctx.clock.now());
       } catch (error) {
         this.recordFailure(row, registration, error);
       } finally {
         clearInterval(renewal);
         registration.running--;
         this.running.delete(row.id);
-        this.wake();
+        // Refill a busy type in batches (a quarter of its slots at a time), not one claim per finished
+        // job; the poll still picks up anything a slot could take.
+        if (registration.running <= registration.concurrency - Math.max(1, Math.floor(registration.concurrency / 4))) this.wake(row.type);
       }
     })();
     this.running.set(row.id, { promise, abort, row });

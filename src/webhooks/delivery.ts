@@ -55,7 +55,8 @@ export async function deliverWebhook(ctx: AppContext, job: RunningJob<{ delivery
   const firstAttemptAt = delivery.firstAttemptAt ?? now;
   const retryAt = verdict === "retry" ? nextAttemptAt(attempt, firstAttemptAt, after, result.retryAfterMs) : null;
 
-  ctx.sqlite.transaction(() => {
+  // Deliveries finishing together share one commit; the job completes in it, with its outcome.
+  await ctx.groupCommit.run(() => {
     insertAttempt(ctx.db).run({
       id: newId("att"),
       workspaceId: delivery.workspaceId,
@@ -86,7 +87,7 @@ export async function deliverWebhook(ctx: AppContext, job: RunningJob<{ delivery
     });
     if (target.kind === "endpoint") recordEndpointHealth(ctx, target.endpoint, verdict, after);
     if (final) job.complete();
-  })();
+  });
 
   if (retryAt !== null) throw new JobRetryLater(result.error ?? `HTTP ${result.statusCode}`, retryAt);
 }
