@@ -9,7 +9,7 @@ import { ApiError } from "./http/errors.ts";
 
 const COMMAND_FLAGS: Record<string, CommandFlag[]> = {
   serve: [],
-  migrate: [],
+  migrate: [{ name: "init", boolean: true, help: "create the database if the data dir has none" }],
   version: [],
   help: [],
   backup: [{ name: "out", help: "file to write" }],
@@ -55,5 +55,5 @@ main(process.argv.slice(2)).catch((error) => {
   const known = error instanceof ConfigError || error instanceof MigrationError || error instanceof ApiError;
   process.stderr.write(`parley: error: ${known ? error.message : (error as Error)?.message ?? String(error)}\n`);
   if (!known && process.env.PARLEY_DEBUG) process.stderr.write(`${(error as Error)?.stack}\n`);
-  process.exit(error instanceof ConfigError && /flag|argument|command|needs|expects/.test(error.message) ? 2 : 1);
+  process.exit(error instanceof ConfigError && /^--|flag|argument|command|needs|expects/.test(error.message) ? 2 : 1);
 });

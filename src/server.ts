@@ -109,6 +109,8 @@ function registerJobHandlers(ctx: Parley): void {
 
 export interface RunningServer {
   port: number;
+  /** The address and port the socket is bound to, as the kernel has it (0.0.0.0:8080). */
+  boundTo: string;
   url: string;
   /** Stops accepting, lets in-flight requests finish, then resolves. */
   stop(): Promise<void>;
@@ -117,10 +119,11 @@ export interface RunningServer {
 export function startServer(ctx: Parley): RunningServer {
   const { app } = createApp(ctx, ctx.services);
   try {
-    app.listen({ hostname: ctx.config.host, port: ctx.config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, development: false });
+    // reusePort off: a second Parley on the same port must fail, not split the traffic with the first.
+    app.listen({ hostname: ctx.config.host, port: ctx.config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, development: false, reusePort: false });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") throw new ConfigError(`port ${ctx.config.port} is already in use on ${ctx.config.host}`);
+    if (code === "EADDRINUSE" || /in use/i.test(String((error as Error).message))) throw new ConfigError(`port ${ctx.config.port} is already in use`);
     if (code === "EACCES") throw new ConfigError(`not allowed to listen on port ${ctx.config.port} (${code})`);
     if (code === "EADDRNOTAVAIL") throw new ConfigError(`cannot listen on ${ctx.config.host}: no such local address`);
     throw error;
@@ -140,8 +143,10 @@ export function startServer(ctx: Parley): RunningServer {
     { name: "call watchdog", pattern: "*/5 * * * * *", run: () => void watchLiveCalls(ctx) },
   ]);
   ctx.jobs.start();
+  const hostname = server.hostname ?? ctx.config.host;
   return {
     port,
+    boundTo: `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`,
     url: `http://${ctx.config.host.includes(":") ? `[${ctx.config.host}]` : ctx.config.host === "0.0.0.0" ? "127.0.0.1" : ctx.config.host}:${port}`,
     async stop() {
       sweeps.stop();

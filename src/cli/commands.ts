@@ -1,9 +1,10 @@
-import { existsSync } from "node:fs";
+import { chmodSync, existsSync } from "node:fs";
 import { closeParley, createParley, type Parley, startServer } from "../server.ts";
 import { resolve } from "node:path";
 import type { ParsedArgs } from "./args.ts";
 import { buildConfig, ConfigError, settingsFromEnv } from "../config/config.ts";
 import { VERSION } from "../core/version.ts";
+import { dataDirLayout } from "../config/data-dir.ts";
 import { Database } from "../db/native.ts";
 import { createApiKey } from "../modules/api-keys/service.ts";
 import { checkPasswordStrength, hashPassword } from "../modules/auth/passwords.ts";
@@ -19,13 +20,21 @@ import { users } from "../db/schema/index.ts";
 const out = (line: string) => process.stdout.write(line + "\n");
 const note = (line: string) => process.stderr.write(line + "\n");
 
-function contextFrom(args: ParsedArgs): Parley {
+/**
+ * Only `serve` (and `migrate --init`) create a data dir: every other command works on an existing
+ * one, so a mistyped or missing --data-dir is an error rather than a fresh, empty instance.
+ */
+function contextFrom(args: ParsedArgs, options: { create?: boolean } = {}): Parley {
   const config = buildConfig({ ...settingsFromEnv(process.env), ...args.settings });
+  const database = dataDirLayout(config.dataDir).database;
+  if (!options.create && !existsSync(database)) {
+    throw new ConfigError(`no Parley database in ${config.dataDir}: pass --data-dir (or PARLEY_DATA_DIR) of an existing instance, or create one with parley serve or parley migrate --init`);
+  }
   return createParley({ config });
 }
 
 export async function serve(args: ParsedArgs): Promise<void> {
-  const ctx = contextFrom(args);
+  const ctx = contextFrom(args, { create: true });
   let server;
   try {
     server = startServer(ctx);
@@ -33,12 +42,6 @@ export async function serve(args: ParsedArgs): Promise<void> {
     closeParley(ctx);
     throw error;
   }
-  ctx.logger.info(`${ctx.brand.name} ${VERSION} listening`, { url: server.url, public_url: ctx.publicUrl, data_dir: ctx.config.dataDir });
-  note(`API:      ${ctx.publicUrl}/v1   (OpenAPI: ${ctx.publicUrl}/openapi.json)`);
-  note(`Data dir: ${ctx.config.dataDir}`);
-  const userCount = ctx.db.select({ n: sql<number>`count(*)` }).from(users).get()!.n;
-  if (userCount === 0) note(`No users yet: register at POST ${ctx.publicUrl}/v1/auth/register, or: parley user create --email you@example.com --password-stdin --operator`);
-
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
@@ -54,10 +57,17 @@ export async function serve(args: ParsedArgs): Promise<void> {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+
+  ctx.logger.info(`${ctx.brand.name} ${VERSION} listening on ${server.boundTo}`, { bound_to: server.boundTo, public_url: ctx.publicUrl, data_dir: ctx.config.dataDir });
+  note(`Listening on ${server.boundTo}`);
+  note(`API:      ${ctx.publicUrl}/v1   (OpenAPI: ${ctx.publicUrl}/openapi.json)`);
+  note(`Data dir: ${ctx.config.dataDir}`);
+  const userCount = ctx.db.select({ n: sql<number>`count(*)` }).from(users).get()!.n;
+  if (userCount === 0) note(`No users yet: register at POST ${ctx.publicUrl}/v1/auth/register, or: parley user create --email you@example.com --password-stdin --operator`);
 }
 
 export function migrate(args: ParsedArgs): void {
-  const ctx = contextFrom(args);
+  const ctx = contextFrom(args, { create: args.flags.init === true });
   const { applied, total } = ctx.migrations;
   out(applied.length ? `applied ${applied.length} migration(s): ${applied.join(", ")}` : `database is up to date (${total} migrations)`);
   closeParley(ctx);
@@ -82,9 +92,12 @@ export async function backup(args: ParsedArgs): Promise<void> {
       },
     });
     note("backup: 100%, checking integrity");
-    const copy = new Database(path, { readonly: true });
+    // A rollback-journal copy: one self-contained file, no -wal/-shm left beside it.
+    const copy = new Database(path);
+    copy.pragma("journal_mode = DELETE");
     const check = copy.pragma("integrity_check", { simple: true });
     copy.close();
+    chmodSync(path, 0o600);
     if (check !== "ok") throw new ConfigError(`backup written to ${path} but failed its integrity check: ${check}`);
     out(`backup written to ${path}`);
   } finally {

@@ -6,7 +6,7 @@ export function helpText(): string {
 
 Commands:
   serve                              run the API server (the default)
-  migrate                            apply pending database migrations and exit
+  migrate [--init]                   apply pending database migrations and exit (--init: create the database in a new data dir)
   version                            print the version
   backup --out FILE                  write a consistent copy of the live database to FILE
   user create --email E --password-stdin [--name N] [--operator]

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { parseCidr, type Cidr } from "../lib/ip.ts";
 import { OPTIONS, type ConfigValues, type OptionSpec } from "./options.ts";
@@ -37,7 +38,8 @@ export function buildConfig(settings: RawSettings): Config {
     values[option.key] = raw === undefined ? option.default : coerce(option, raw);
   }
   const v = values as unknown as ConfigValues;
-  if (v.port < 0 || v.port > 65535) throw new ConfigError(`--port must be between 0 and 65535, got ${v.port}`);
+  if (!Number.isInteger(v.port) || v.port < 0 || v.port > 65535) throw new ConfigError(`--port must be between 0 and 65535, got ${v.port}`);
+  if (!validHost(v.host)) throw new ConfigError(`--host ${v.host} is not an IP address or host name to listen on`);
   for (const key of ["rateLimitPerMinute", "publicRateLimitPerMinute", "jobLeaseSeconds"] as const) {
     if (v[key] < 1) throw new ConfigError(`${flagOf(key)} must be at least 1`);
   }
@@ -57,6 +59,13 @@ export function buildConfig(settings: RawSettings): Config {
     v[key] = v[key].replace(/\/+$/, "");
   }
   return { ...v, dataDir: resolve(v.dataDir), trustedProxies, jsonBodyLimitBytes: 1024 * 1024, webhookTimeoutMs: 10_000, checkResponses: false };
+}
+
+/** An IPv4 or IPv6 address, or a DNS name (a dotted quad must be a real IPv4 address: 999.1.1.1 is not). */
+function validHost(host: string): boolean {
+  if (isIP(host)) return true;
+  if (/^[\d.]+$/.test(host)) return false;
+  return /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(host);
 }
 
 /** The public base URL once the real port is known. */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type BetterSqlite3 from "better-sqlite3";
@@ -19,6 +19,9 @@ const PRAGMAS = [
 ];
 
 export function openDatabase(path: string, cacheDir: string): { sqlite: Sqlite; db: Db } {
+  // Private like instance.key: SQLite gives the -wal and -shm files the database file's mode.
+  if (!existsSync(path)) writeFileSync(path, "", { mode: 0o600 });
+  else if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   const sqlite = new Database(path);
   for (const pragma of PRAGMAS) sqlite.pragma(pragma);
   sqlite.loadExtension(extractSqliteVec(cacheDir));

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Database } from "../../src/db/native.ts";
@@ -50,6 +50,51 @@ describe("operator mistakes get one clear line and a non-zero exit", () => {
     }
   });
 
+  test("bad --host and --port say so in one line and exit 2, before anything is created", async () => {
+    const dir = join(tempDir(), "never-created");
+    const host = await runParley(FROM_SOURCE, ["serve", "--host", "999.1.1.1", "--port", "0", "--data-dir", dir]);
+    expectOneLineError(host, /--host 999\.1\.1\.1 is not an IP address or host name/);
+    expect(host.exitCode).toBe(2);
+    const port = await runParley(FROM_SOURCE, ["serve", "--port", "99999", "--data-dir", dir]);
+    expectOneLineError(port, /--port must be between 0 and 65535, got 99999/);
+    expect(port.exitCode).toBe(2);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  test("a second Parley on the same port fails instead of sharing it; the first keeps serving", async () => {
+    const first = await spawnServer(FROM_SOURCE, ["--data-dir", tempDir()]);
+    try {
+      const { port } = new URL(first.url);
+      const second = await runParley(FROM_SOURCE, ["serve", "--host", "127.0.0.1", "--port", port, "--data-dir", tempDir()]);
+      expectOneLineError(second, new RegExp(`port ${port} is already in use`));
+      for (let i = 0; i < 20; i++) expect((await fetch(`${first.url}/v1/health`)).status).toBe(200);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+  });
+
+  test("the start log names the address the socket is bound to", async () => {
+    const server = await spawnServer(FROM_SOURCE, ["--host", "0.0.0.0", "--data-dir", tempDir()]);
+    try {
+      const { port } = new URL(server.url);
+      expect(server.stderr()).toContain(`Listening on 0.0.0.0:${port}`);
+      expect(server.stderr()).toMatch(new RegExp(`listening on 0\\.0\\.0\\.0:${port}`));
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  test("commands other than serve refuse a data dir without a database, and create nothing", async () => {
+    const backup = await runParley(FROM_SOURCE, ["backup", "--out", join(tempDir(), "b.db")], { cwd: "/", env: { PARLEY_DATA_DIR: "" } });
+    expectOneLineError(backup, /no Parley database in \/parley-data/);
+    expect(existsSync("/parley-data")).toBe(false);
+    const empty = join(tempDir(), "empty");
+    for (const args of [["migrate"], ["user", "create", "--email", "a@example.test", "--password-stdin"], ["key", "create", "--workspace", "ws_x", "--scope", "admin"]]) {
+      expectOneLineError(await runParley(FROM_SOURCE, [...args, "--data-dir", empty], { stdin: "long enough password\n" }), /no Parley database in/);
+    }
+    expect(existsSync(empty)).toBe(false);
+  });
+
   test("a migration that fails stops start-up and names it", async () => {
     const dir = tempDir();
     const db = new Database(join(dir, "parley.db"));
@@ -65,7 +110,7 @@ describe("commands", () => {
     const version = await runParley(FROM_SOURCE, ["version"]);
     expect(version.stdout).toMatch(/^parley \d+\.\d+\.\d+\n$/);
     const dir = tempDir();
-    const first = await runParley(FROM_SOURCE, ["migrate", "--data-dir", dir]);
+    const first = await runParley(FROM_SOURCE, ["migrate", "--init", "--data-dir", dir]);
     expect(first.exitCode).toBe(0);
     expect(first.stdout).toMatch(/^applied \d+ migration\(s\): 0000_platform_core/);
     const second = await runParley(FROM_SOURCE, ["migrate"], { env: { PARLEY_DATA_DIR: dir } });
@@ -75,13 +120,14 @@ describe("commands", () => {
   test("flags beat env", async () => {
     const flagDir = tempDir();
     const envDir = tempDir();
-    await runParley(FROM_SOURCE, ["migrate", "--data-dir", flagDir], { env: { PARLEY_DATA_DIR: envDir } });
+    await runParley(FROM_SOURCE, ["migrate", "--init", "--data-dir", flagDir], { env: { PARLEY_DATA_DIR: envDir } });
     expect(existsSync(join(flagDir, "parley.db"))).toBe(true);
     expect(existsSync(join(envDir, "parley.db"))).toBe(false);
   });
 
   test("user create and key create give working credentials; the instance secret is private", async () => {
     const dir = tempDir();
+    expect((await runParley(FROM_SOURCE, ["migrate", "--init", "--data-dir", dir])).exitCode).toBe(0);
     const created = await runParley(FROM_SOURCE, ["user", "create", "--email", "ops@example.test", "--password-stdin", "--operator", "--data-dir", dir], { stdin: "operator password\n" });
     expect(created.exitCode).toBe(0);
     const workspaceId = /operator workspace (ws_\w+)/.exec(created.stdout)![1];
@@ -95,8 +141,10 @@ describe("commands", () => {
     const mode = (await import("node:fs")).statSync(join(dir, "instance.key")).mode & 0o777;
     expect(mode).toBe(0o600);
 
+    expect(statSync(join(dir, "parley.db")).mode & 0o777).toBe(0o600);
     const server = await spawnServer(FROM_SOURCE, ["--data-dir", dir]);
     try {
+      for (const file of ["parley.db-wal", "parley.db-shm"]) expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
       const api = new ApiClient(server.url);
       const me = await api.get("/v1/auth/me", { token: secret });
       expect(me.body.workspace).toMatchObject({ id: workspaceId, is_operator: true });
@@ -119,6 +167,9 @@ describe("commands", () => {
       expect(backup.exitCode).toBe(0);
       expect(backup.stdout).toContain("backup written");
       expect(backup.stderr).toContain("backup: 100%");
+      // One private, self-contained file: no -wal/-shm beside it.
+      expect(existsSync(`${out}-wal`) || existsSync(`${out}-shm`)).toBe(false);
+      expect(statSync(out).mode & 0o777).toBe(0o600);
       expect((await runParley(FROM_SOURCE, ["backup", "--out", out, "--data-dir", dir])).exitCode).toBe(1);
     } finally {
       expect(await server.stop()).toBe(0);

@@ -1,5 +1,5 @@
-import { describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/connection.ts";
@@ -7,8 +7,12 @@ import { applyMigrations, MigrationError } from "../../src/db/migrate.ts";
 import { MIGRATIONS } from "../../src/db/migrations.ts";
 import { journalProblems, readMigrationSet } from "../../scripts/check-migrations.ts";
 
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 function freshDb() {
   const dir = mkdtempSync(join(tmpdir(), "parley-migrate-"));
+  dirs.push(dir);
   return openDatabase(join(dir, "test.db"), dir).sqlite;
 }
 

@@ -50,10 +50,10 @@ export async function spawnServer(command: string[], args: string[], options: { 
         const { done, value } = await reader.read();
         if (done) break;
         err += decoder.decode(value);
-        const match = /listening url=(http:\/\/\S+)/.exec(err);
+        const match = /Listening on (\S+)/.exec(err);
         if (match) {
           clearTimeout(timer);
-          resolve(match[1]);
+          resolve(`http://${match[1]}`);
         }
       }
       clearTimeout(timer);
