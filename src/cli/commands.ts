@@ -2,9 +2,10 @@ import { chmodSync, existsSync } from "node:fs";
 import { closeParley, createParley, type Parley, startServer } from "../server.ts";
 import { resolve } from "node:path";
 import type { ParsedArgs } from "./args.ts";
-import { buildConfig, ConfigError, settingsFromEnv } from "../config/config.ts";
+import { buildConfig, ConfigError, settingsFromEnv, type Config } from "../config/config.ts";
 import { VERSION } from "../core/version.ts";
 import { dataDirLayout } from "../config/data-dir.ts";
+import { lockDataDir } from "../config/serve-lock.ts";
 import { Database } from "../db/native.ts";
 import { createApiKey } from "../modules/api-keys/service.ts";
 import { checkPasswordStrength, hashPassword } from "../modules/auth/passwords.ts";
@@ -20,12 +21,16 @@ import { users } from "../db/schema/index.ts";
 const out = (line: string) => process.stdout.write(line + "\n");
 const note = (line: string) => process.stderr.write(line + "\n");
 
+function configFrom(args: ParsedArgs): Config {
+  return buildConfig({ ...settingsFromEnv(process.env), ...args.settings });
+}
+
 /**
  * Only `serve` (and `migrate --init`) create a data dir: every other command works on an existing
  * one, so a mistyped or missing --data-dir is an error rather than a fresh, empty instance.
  */
-function contextFrom(args: ParsedArgs, options: { create?: boolean } = {}): Parley {
-  const config = buildConfig({ ...settingsFromEnv(process.env), ...args.settings });
+function contextFrom(args: ParsedArgs, options: { create?: boolean; config?: Config } = {}): Parley {
+  const config = options.config ?? configFrom(args);
   const database = dataDirLayout(config.dataDir).database;
   if (!options.create && !existsSync(database)) {
     throw new ConfigError(`no Parley database in ${config.dataDir}: pass --data-dir (or PARLEY_DATA_DIR) of an existing instance, or create one with parley serve or parley migrate --init`);
@@ -34,11 +39,21 @@ function contextFrom(args: ParsedArgs, options: { create?: boolean } = {}): Parl
 }
 
 export async function serve(args: ParsedArgs): Promise<void> {
-  const ctx = contextFrom(args, { create: true });
+  const config = configFrom(args);
+  // Before the database is even opened: a second serve must not migrate or sweep a live instance's data.
+  const lock = lockDataDir(config.dataDir);
+  let ctx: Parley;
   let server;
+  try {
+    ctx = contextFrom(args, { create: true, config });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   try {
     server = startServer(ctx);
   } catch (error) {
+    lock.release();
     closeParley(ctx);
     throw error;
   }
@@ -52,6 +67,7 @@ export async function serve(args: ParsedArgs): Promise<void> {
     ctx.logger.info("shutting down: finishing in-flight requests", { signal });
     await server.stop();
     closeParley(ctx);
+    lock.release();
     ctx.logger.info("stopped cleanly");
     process.exit(0);
   };

@@ -73,6 +73,24 @@ describe("operator mistakes get one clear line and a non-zero exit", () => {
     }
   });
 
+  test("one serve per data dir: a second exits with one line while the first keeps its calls; a dead holder's lock is taken over", async () => {
+    const dir = tempDir();
+    const first = await spawnServer(FROM_SOURCE, ["--data-dir", dir]);
+    try {
+      const second = await runParley(FROM_SOURCE, ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dir]);
+      expectOneLineError(second, new RegExp(`another Parley \\(pid ${first.child.pid}\\) is already serving`));
+      expect((await fetch(`${first.url}/v1/health`)).status).toBe(200);
+      // Commands meant to run beside a live server still do.
+      expect((await runParley(FROM_SOURCE, ["backup", "--out", join(tempDir(), "beside.db"), "--data-dir", dir])).exitCode).toBe(0);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+    expect(existsSync(join(dir, "serve.lock"))).toBe(false);
+    writeFileSync(join(dir, "serve.lock"), "999999 12345"); // what kill -9 leaves: a holder that is gone
+    const next = await spawnServer(FROM_SOURCE, ["--data-dir", dir]);
+    expect(await next.stop()).toBe(0);
+  });
+
   test("the start log names the address the socket is bound to", async () => {
     const server = await spawnServer(FROM_SOURCE, ["--host", "0.0.0.0", "--data-dir", tempDir()]);
     try {
