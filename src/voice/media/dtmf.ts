@@ -3,9 +3,11 @@
 // Detection follows the classic design (as in spandsp): blocks of 102 samples at 8 kHz (12.75 ms;
 // the eight frequencies then sit near nulls of each other's leakage), Goertzel power at each
 // frequency, and a block "hits" a digit when its strongest row and column tones are loud enough,
-// within the allowed twist, clear of their neighbours and carry most of the block's energy. A digit
-// is reported when two blocks in a row hit it (≥ ~25 ms; Q.24 asks that 40 ms tones be caught) and
-// is held until two blocks in a row say otherwise, so a held key or a dropout is one digit.
+// within the allowed twist, clear of their neighbours, carry three quarters of the block's energy
+// and the column tone has no second harmonic to speak of (speech fails the last two: its energy is
+// spread over formants and harmonics; at 60 % a synthesised "opening hours" was heard as a 2). A
+// digit is reported when two blocks in a row hit it (≥ ~25 ms; Q.24 asks that 40 ms tones be caught)
+// and is held until two blocks in a row say otherwise, so a held key or a dropout is one digit.
 import { goertzelCoefficient, goertzelPower } from "./goertzel.ts";
 import { concatPcm } from "./frames.ts";
 import { generateTone } from "./tones.ts";
@@ -26,8 +28,15 @@ const MAX_NORMAL_TWIST = Math.pow(10, 8 / 10);
 const MAX_REVERSE_TWIST = Math.pow(10, 4 / 10);
 /** The chosen tone of each group must beat the others of its group by 8 dB. */
 const RELATIVE_PEAK = Math.pow(10, 8 / 10);
-/** Share of the block's energy the two tones must carry together. */
-const MIN_TONE_SHARE = 0.6;
+/** Share of the block's energy the two tones must carry together (speech spreads it over many frequencies). */
+const MIN_TONE_SHARE = 0.75;
+/**
+ * A key's tones are pure; a voice is rich in harmonics. The second harmonic of each tone must stay
+ * this far below the tone (−12 dB leaves room for µ-law's own distortion).
+ */
+const MAX_HARMONIC = Math.pow(10, -12 / 10);
+/** Blocks in a row that must hear the same digit (2 × 12.75 ms: Q.24 rejects tones under ~23 ms, accepts 40 ms). */
+const MIN_HIT_BLOCKS = 2;
 
 export interface DtmfDetectorOptions {
   sampleRate: number;
@@ -48,6 +57,9 @@ export class DtmfDetector {
   private readonly blockSamples: number;
   private readonly rowCoefficients: Float64Array;
   private readonly columnCoefficients: Float64Array;
+  private readonly columnHarmonics: Float64Array;
+  /** Blocks in a row that heard `lastHit`. */
+  private run = 0;
   /** Minimum |X|² of a tone in a block, from the level. */
   private readonly minTonePower: number;
   private readonly block: Float64Array;
@@ -67,6 +79,7 @@ export class DtmfDetector {
     this.blockSamples = Math.round((BLOCK_SAMPLES_8K * sampleRate) / 8000);
     this.rowCoefficients = Float64Array.from(ROW_HZ, (f) => goertzelCoefficient(f, sampleRate));
     this.columnCoefficients = Float64Array.from(COLUMN_HZ, (f) => goertzelCoefficient(f, sampleRate));
+    this.columnHarmonics = Float64Array.from(COLUMN_HZ, (f) => goertzelCoefficient(Math.min(2 * f, sampleRate / 2 - 100), sampleRate));
     // A sine of mean square m over N samples gives |X|² = m·N²/2.
     const meanSquare = 32768 * 32768 * Math.pow(10, (options.minToneDbfs ?? -36) / 10);
     this.minTonePower = (meanSquare * this.blockSamples * this.blockSamples) / 2;
@@ -81,11 +94,15 @@ export class DtmfDetector {
       if (this.filled < this.blockSamples) continue;
       this.filled = 0;
       const hit = this.classify();
-      if (hit === this.lastHit && hit !== this.held) {
-        this.held = hit;
-        if (hit >= 0) (events ??= []).push({ digit: KEYPAD[hit >> 2][hit & 3] as DtmfDigit, atMs: (this.lastHitAt * 1000) / this.sampleRate });
-      }
+      this.run = hit === this.lastHit ? this.run + 1 : 1;
+      // A new digit needs MIN_HIT_BLOCKS blocks of it; letting go needs two blocks of something else.
       if (hit !== this.lastHit) this.lastHitAt = this.position;
+      if (hit !== this.held && this.run >= 2) {
+        if (hit >= 0 && this.run >= MIN_HIT_BLOCKS) {
+          this.held = hit;
+          (events ??= []).push({ digit: KEYPAD[hit >> 2][hit & 3] as DtmfDigit, atMs: (this.lastHitAt * 1000) / this.sampleRate });
+        } else if (hit < 0 || this.held >= 0) this.held = -1;
+      }
       this.lastHit = hit;
       this.position += this.blockSamples;
     }
@@ -107,6 +124,9 @@ export class DtmfDetector {
     if (row.power < row.runnerUp * RELATIVE_PEAK || column.power < column.runnerUp * RELATIVE_PEAK) return -1;
     // |X|² → mean square is ×2/N²; the block's mean square is energy/N.
     if ((2 * (row.power + column.power)) / (n * n) < MIN_TONE_SHARE * (energy / n)) return -1;
+    // The column tone's harmonic (2.4–3.3 kHz) lies clear of every key tone; a row tone's would sit
+    // next to the column tones (2 × 697 Hz is 58 Hz from 1336 Hz), so only the column's is checked.
+    if (goertzelPower(x, 0, n, this.columnHarmonics[column.index]) > column.power * MAX_HARMONIC) return -1;
     return row.index * 4 + column.index;
   }
 }
