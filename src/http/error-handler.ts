@@ -6,11 +6,11 @@ import { settleIdempotency } from "./idempotency.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
 import { createRequestMeta, findRequestMeta, type RequestMeta } from "./request-meta.ts";
 import type { RouteIndex } from "./route-index.ts";
-import { fieldErrors } from "./validation.ts";
+import { fieldErrors, schemaErrors } from "./validation.ts";
 
 /** The one error handler: every failure leaves as RFC 9457 problem+json, never with a stack trace. */
 export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
-  return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error: thrown, request, route }) => {
+  return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error: thrown, request, route, body }) => {
     // Elysia wraps whatever the body parser throws; our own errors (413, 415) come out whole.
     const error = code === "PARSE" && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown;
     const meta = findRequestMeta(request) ?? createRequestMeta(request, undefined, ctx.config, ctx.clock.now());
@@ -27,6 +27,11 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
     } else if (code === "VALIDATION" && (error as ValidationError).type !== "response") {
       problemCode = "validation_failed";
       errors = fieldErrors(error as ValidationError, routes.find(request.method, route)?.hooks.query, request.url);
+      detail = errors.map((e) => `${e.field}: ${e.message}`).join("; ");
+    } else if (error instanceof TypeError && /new ValidationError/.test(error.stack ?? "")) {
+      // Elysia failed while describing invalid input (a value with a non-function `toString`): still a 422.
+      problemCode = "validation_failed";
+      errors = schemaErrors(routes.find(request.method, route)?.hooks.body, body, "body");
       detail = errors.map((e) => `${e.field}: ${e.message}`).join("; ");
     } else if (code === "NOT_FOUND") {
       ({ problemCode, detail } = unmatchedRoute(ctx, routes, request, meta, headers));

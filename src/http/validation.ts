@@ -25,6 +25,17 @@ export function fieldErrors(error: ValidationError, querySchema: unknown, url: s
 }
 
 /**
+ * Field errors for `value` against `schema`, found by TypeBox directly. For the one case Elysia
+ * cannot report: a value whose `toString` is not a function makes its ValidationError throw
+ * ("No default value") while building the message.
+ */
+export function schemaErrors(schema: unknown, value: unknown, where: string): FieldError[] {
+  if (!schema) return [{ field: where, message: "is not valid" }];
+  const errors = dedupe([...Value.Errors(uncoerce(schema) as TSchema, value)].flatMap(insideNullableObject).map((e) => toFieldError(e, where)));
+  return errors.length ? errors : [{ field: where, message: "is not valid" }];
+}
+
+/**
  * An object where `object | null` (or another union with one object branch) is expected fails the
  * union as a whole; what is wrong is inside it (`window.start`), so report the object branch's errors.
  */

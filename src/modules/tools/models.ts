@@ -35,7 +35,7 @@ export const Tool = t.Object({
 
 export const ToolWithSecret = t.Composite([Tool, t.Object({ secret: t.String({ description: "Signs each call like webhooks do (`whsec_…`), shown once" }) })]);
 
-const Headers = t.Record(t.String({ pattern: "^[A-Za-z0-9-]{1,100}$" }), t.String({ maxLength: 4000 }), { description: "Extra request headers (e.g. an API key of yours)" });
+const Headers = t.Record(t.String({ pattern: "^[A-Za-z0-9-]{1,100}$" }), t.String({ maxLength: 4000 }), { description: "Extra request headers (e.g. an API key of yours)", additionalProperties: false });
 
 const { name, description, url, ...optional } = toolFields;
 export const ToolCreate = t.Composite([t.Object({ name, description, url }), t.Partial(t.Object({ ...optional, headers: Headers }))], { additionalProperties: false });

@@ -99,7 +99,7 @@ export const FlowNode = t.Union([Say, Ask, Branch, Route, Answer, CallTool, Tran
 export const Flow = t.Object(
   {
     start: NodeId,
-    nodes: t.Record(t.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), FlowNode, { description: "Node id → node" }),
+    nodes: t.Record(t.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), FlowNode, { description: "Node id → node", additionalProperties: false }),
   },
   { additionalProperties: false },
 );
