@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // CLI entry: flags/env → open db → migrate → listen (or run a one-shot command).
 import { parseArgs, type CommandFlag } from "./cli/args.ts";
-import { backup, keyCreate, migrate, serve, userCreate, version } from "./cli/commands.ts";
+import { backup, keyCreate, migrate, restore, serve, userCreate, version } from "./cli/commands.ts";
 import { helpText } from "./cli/help.ts";
 import { ConfigError } from "./config/config.ts";
 import { MigrationError } from "./db/migrate.ts";
@@ -12,7 +12,11 @@ const COMMAND_FLAGS: Record<string, CommandFlag[]> = {
   migrate: [{ name: "init", boolean: true, help: "create the database if the data dir has none" }],
   version: [],
   help: [],
-  backup: [{ name: "out", help: "file to write" }],
+  backup: [
+    { name: "out", help: "archive file to write" },
+    { name: "include-key", boolean: true, help: "also store the instance key (keep the archive as secret as the key)" },
+  ],
+  restore: [],
   "user create": [
     { name: "email", help: "the user's e-mail" },
     { name: "password-stdin", boolean: true, help: "read the password from standard input" },
@@ -36,7 +40,9 @@ async function main(argv: string[]): Promise<void> {
   if (!flags) throw new ConfigError(`unknown command "${words.join(" ")}" (see parley help)`);
   const args = parseArgs(argv, flags);
   const extra = args.positionals.slice(command.split(" ").length);
-  if (command !== "serve" || argv[0] === "serve") {
+  if (command === "restore") {
+    if (extra.length !== 1) throw new ConfigError("restore takes one archive: parley restore FILE --data-dir DIR (see parley help)");
+  } else if (command !== "serve" || argv[0] === "serve") {
     if (extra.length) throw new ConfigError(`unexpected argument "${extra[0]}" (see parley help)`);
   } else if (args.positionals.length) throw new ConfigError(`unexpected argument "${args.positionals[0]}" (see parley help)`);
   switch (command) {
@@ -45,6 +51,7 @@ async function main(argv: string[]): Promise<void> {
     case "version": return version();
     case "help": return void process.stdout.write(helpText());
     case "backup": return backup(args);
+    case "restore": return restore(args);
     case "user create": return userCreate(args);
     case "key create": return keyCreate(args);
   }

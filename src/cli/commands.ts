@@ -1,4 +1,4 @@
-import { chmodSync, existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { closeParley, createParley, type Parley, startServer } from "../server.ts";
 import { resolve } from "node:path";
 import type { ParsedArgs } from "./args.ts";
@@ -6,7 +6,7 @@ import { buildConfig, ConfigError, settingsFromEnv, type Config } from "../confi
 import { VERSION } from "../core/version.ts";
 import { dataDirLayout } from "../config/data-dir.ts";
 import { lockDataDir } from "../config/serve-lock.ts";
-import { Database } from "../db/native.ts";
+import { restoreBackup, writeBackup } from "./backup.ts";
 import { createApiKey } from "../modules/api-keys/service.ts";
 import { checkPasswordStrength, hashPassword } from "../modules/auth/passwords.ts";
 import { createUser } from "../modules/auth/service.ts";
@@ -93,7 +93,7 @@ export function version(): void {
   out(`parley ${VERSION}`);
 }
 
-/** Online backup through SQLite's backup API: consistent even while the server writes. */
+/** One archive with the database (online copy: consistent while the server writes), recordings and, when asked, the key. */
 export async function backup(args: ParsedArgs): Promise<void> {
   const target = args.flags.out;
   if (typeof target !== "string" || !target) throw new ConfigError("backup needs --out FILE");
@@ -101,24 +101,29 @@ export async function backup(args: ParsedArgs): Promise<void> {
   if (existsSync(path)) throw new ConfigError(`${path} already exists; choose a new file`);
   const ctx = contextFrom(args);
   try {
-    await ctx.sqlite.backup(path, {
-      progress({ totalPages, remainingPages }) {
-        note(`backup: ${Math.floor(((totalPages - remainingPages) / Math.max(totalPages, 1)) * 100)}% of ${totalPages} pages`);
-        return 256; // pages per step: small steps let the live server keep writing between them
-      },
-    });
-    note("backup: 100%, checking integrity");
-    // A rollback-journal copy: one self-contained file, no -wal/-shm left beside it.
-    const copy = new Database(path);
-    copy.pragma("journal_mode = DELETE");
-    const check = copy.pragma("integrity_check", { simple: true });
-    copy.close();
-    chmodSync(path, 0o600);
-    if (check !== "ok") throw new ConfigError(`backup written to ${path} but failed its integrity check: ${check}`);
+    const manifest = await writeBackup(ctx, path, { includeKey: args.flags["include-key"] === true, progress: note });
+    const rows = Object.values(manifest.tables).reduce((sum, n) => sum + n, 0);
+    note(`backup: 100%: ${manifest.files.length} files, ${rows} rows`);
+    if (!manifest.includes_key) note("backup: the instance key is not included (--include-key adds it); without it a restored copy cannot read stored provider credentials");
     out(`backup written to ${path}`);
+  } catch (error) {
+    rmSync(path, { force: true });
+    throw error;
   } finally {
     closeParley(ctx);
   }
+}
+
+/** Unpacks a backup into a new data dir and checks every file's checksum and every table's rows. */
+export function restore(args: ParsedArgs): void {
+  const archive = args.positionals[1];
+  if (!archive) throw new ConfigError("restore needs the archive: parley restore FILE --data-dir DIR");
+  const config = configFrom(args);
+  const manifest = restoreBackup(resolve(archive), config.dataDir, note);
+  const rows = Object.values(manifest.tables).reduce((sum, n) => sum + n, 0);
+  note(`restore: ${manifest.files.length} files and ${rows} rows checked against the manifest`);
+  if (!manifest.includes_key) note("restore: the backup has no instance key: a new one is made at first start; stored provider credentials must be entered again");
+  out(`restored ${manifest.created_at} backup (Parley ${manifest.version}) into ${config.dataDir}; start it with parley serve --data-dir ${config.dataDir}`);
 }
 
 export async function userCreate(args: ParsedArgs): Promise<void> {

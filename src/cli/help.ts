@@ -8,7 +8,9 @@ Commands:
   serve                              run the API server (the default)
   migrate [--init]                   apply pending database migrations and exit (--init: create the database in a new data dir)
   version                            print the version
-  backup --out FILE                  write a consistent copy of the live database to FILE
+  backup --out FILE [--include-key]  write one archive of the live instance: database, recordings, a manifest
+                                     (and the instance key with --include-key); safe beside a running server
+  restore FILE --data-dir DIR        unpack a backup into a new data dir, checking every checksum and row count
   user create --email E --password-stdin [--name N] [--operator]
                                      create a user with their own workspace (--operator: in the operator workspace)
   key create --workspace W --scope S [--name N] [--mode live|test]

@@ -1,3 +1,4 @@
+import { storedRecordingPath } from "./recording.ts";
 import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { callEvents, calls, LIVE_STATUSES, type CallStatus } from "../../db/schema/index.ts";
@@ -123,7 +124,7 @@ export function endCall(ctx: AppContext, callId: string, ending: CallEnding): bo
       ctx,
       call,
       ending.status,
-      { endReason: ending.endReason, endedAt: now, durationMs, transferredTo: ending.transferredTo ?? null, recordingPath: ending.recordingPath ?? call.recordingPath },
+      { endReason: ending.endReason, endedAt: now, durationMs, transferredTo: ending.transferredTo ?? null, recordingPath: ending.recordingPath ? storedRecordingPath(ctx.dataDir.root, ending.recordingPath) : call.recordingPath },
       { end_reason: ending.endReason },
     );
     const urls = callUrls(ctx.publicUrl, updated);

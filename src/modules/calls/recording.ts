@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { ApiError } from "../../http/errors.ts";
 import { randomBase62 } from "../../lib/random.ts";
 import { wavFileToMp3 } from "../../voice/media/mp3.ts";
@@ -66,8 +67,21 @@ export function fileResponse(path: string, contentType: string, rangeHeader: str
   });
 }
 
-export function requireRecording(path: string | null, erased: boolean): string {
+/** What the database keeps: the recording's path relative to the data dir (a restored copy elsewhere finds its own files). */
+export function storedRecordingPath(dataDir: string, file: string): string {
+  return relative(dataDir, file);
+}
+
+/** The file a stored path names inside this data dir; null for anything that would point outside it. */
+export function recordingFile(dataDir: string, stored: string | null): string | null {
+  if (!stored || isAbsolute(stored)) return null;
+  const file = resolve(dataDir, stored);
+  return file.startsWith(resolve(dataDir) + sep) ? file : null;
+}
+
+export function requireRecording(dataDir: string, stored: string | null, erased: boolean): string {
   if (erased) throw new ApiError("gone", "the recording was erased");
+  const path = recordingFile(dataDir, stored);
   if (!path || !existsSync(path)) throw new ApiError("not_found", "this call has no recording");
   return path;
 }

@@ -81,7 +81,7 @@ export function callRoutes(ctx: HttpContext) {
       "/:id/recording",
       async ({ principal, params, request }) => {
         const call = service.getCall(ctx, principal.workspaceId, params.id);
-        const wav = requireRecording(call.recordingPath, call.erasedAt !== null);
+        const wav = requireRecording(ctx.dataDir.root, call.recordingPath, call.erasedAt !== null);
         const accept = request.headers.get("accept") ?? "";
         const wantsMp3 = /audio\/(mpeg|mp3)/.test(accept) && !/audio\/(wav|x-wav|wave)/.test(accept);
         if (wantsMp3) return fileResponse(await mp3For(wav), "audio/mpeg", request.headers.get("range"), { vary: "accept" });
@@ -98,7 +98,7 @@ export function callRoutes(ctx: HttpContext) {
       "/:id/recording.mp3",
       async ({ principal, params, request }) => {
         const call = service.getCall(ctx, principal.workspaceId, params.id);
-        return fileResponse(await mp3For(requireRecording(call.recordingPath, call.erasedAt !== null)), "audio/mpeg", request.headers.get("range"));
+        return fileResponse(await mp3For(requireRecording(ctx.dataDir.root, call.recordingPath, call.erasedAt !== null)), "audio/mpeg", request.headers.get("range"));
       },
       { auth: "read", params: IdParam, response: { 200: t.String({ description: "audio/mpeg; Range supported" }) }, detail: { ...doc("getCallRecordingMp3", "Recording as MP3 (the URL events carry)"), "x-response-types": ["audio/mpeg"] } },
     )

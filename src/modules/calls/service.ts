@@ -13,7 +13,7 @@ import { agentReadinessProblems } from "../../voice/readiness.ts";
 import { configOf, getAgent, referencedAgent } from "../agents/service.ts";
 import { findNumberById, findOwnedNumber, numberOfAgent, type PhoneNumberRow } from "../phone-numbers/service.ts";
 import { addTimelineEvent, findCall, type CallRow } from "./lifecycle.ts";
-import { mp3Settled } from "./recording.ts";
+import { mp3Settled, recordingFile } from "./recording.ts";
 
 export const PLACE_JOB = "calls.place";
 
@@ -229,9 +229,11 @@ export async function eraseCall(ctx: AppContext, workspaceId: string, id: string
   const call = getCall(ctx, workspaceId, id);
   if (liveCalls(ctx).has(id) || LIVE_STATUSES.includes(call.status)) throw new ApiError("invalid_state", "a live call cannot be erased; hang it up first");
   if (call.erasedAt !== null) return call;
-  if (call.recordingPath) {
-    await mp3Settled(call.recordingPath);
-    for (const path of [call.recordingPath, call.recordingPath.replace(/\.wav$/, ".mp3")]) await rm(path, { force: true });
+  // Only files inside this instance's data dir are ever removed.
+  const wav = recordingFile(ctx.dataDir.root, call.recordingPath);
+  if (wav) {
+    await mp3Settled(wav);
+    for (const path of [wav, wav.replace(/\.wav$/, ".mp3")]) await rm(path, { force: true });
   }
   ctx.sqlite.transaction(() => {
     if (findCall(ctx, id)?.erasedAt !== null) return; // a concurrent erase got here first

@@ -50,7 +50,7 @@ describe.concurrent("how calls end", () => {
       const ended = await delivery(hooks, (body) => body.type === "call.ended" && body.call_id === callId);
       expect(ended.body.data).toMatchObject({ status, end_reason: status, duration_ms: 0, recording_url: null });
       const failed = await delivery(outcomes, (body) => body.event === "call.failed" && body.data.call_id === callId);
-      expect(failed.body.data).toMatchObject({ status, end_reason: status, started_at: null, duration_seconds: 0, transcript: [] });
+      expect(failed.body.data).toMatchObject({ status, end_reason: status, started_at: null, duration_seconds: 0, transcript: "", transcript_turns: [] });
     }
     // Never answered: no call.started for either.
     expect(hooks.requests.map((r) => JSON.parse(r.body).type)).not.toContain("call.started");
