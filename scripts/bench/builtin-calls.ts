@@ -1,0 +1,99 @@
+// What an air-gapped box carries: simultaneous simulated calls with the built-in engines doing real
+// work (Flite speaks for the agent and the caller, WebRTC VAD and PocketSphinx listen), through the
+// real server in its own process; then the server's RSS after 100 calls.
+// Usage: bun scripts/bench/builtin-calls.ts [--levels 2,4,8,12] [--total 100] [--batch 10]
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { spawnParley } from "./spawn-parley.ts";
+
+const { values } = parseArgs({ args: process.argv.slice(2), options: { levels: { type: "string", default: "2,4,8,12" }, total: { type: "string", default: "100" }, batch: { type: "string", default: "10" } } });
+const LEVELS = values.levels.split(",").map(Number);
+const TOTAL = Number(values.total);
+const BATCH = Number(values.batch);
+const LINES = ["What are your opening hours?", "Thanks, goodbye"];
+
+const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-builtin-"));
+const { process: server, url: base } = await spawnParley(dataDir, { PARLEY_RATE_LIMIT_PER_MINUTE: "10000000", PARLEY_LOG_LEVEL: "warn" });
+const memory = () => {
+  const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
+  return { rss: Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1]) / 1024, peak: Number(/^VmHWM:\s+(\d+)/m.exec(status)?.[1]) / 1024 };
+};
+const cpuMs = () => {
+  const fields = readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+};
+
+async function api(method: string, path: string, token: string | null, body?: unknown): Promise<any> {
+  const response = await fetch(base + path, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const json = await response.json().catch(() => null);
+  if (response.status >= 400) throw new Error(`${method} ${path} → ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+const token = (await api("POST", "/v1/auth/register", null, { email: "bench@example.com", password: "bench password 1" })).access_token;
+const key = (await api("POST", "/v1/api-keys", token, { name: "bench", scope: "admin" })).key;
+const health = await api("GET", "/v1/realtime/health", key);
+const agent = (await api("POST", "/v1/agents", key, { name: "Front desk", first_message: "Hello, you have reached Acme. How can I help?" })).id;
+const number = (await api("POST", "/v1/phone-numbers/buy", key, { area_code: "415" })).id;
+await api("POST", `/v1/phone-numbers/${number}/assign`, key, { agent_id: agent });
+
+interface CallOutcome {
+  status: string;
+  understood: boolean;
+  endToEnd: number[];
+}
+
+async function oneCall(i: number): Promise<CallOutcome> {
+  const call = await api("POST", "/v1/calls/outbound", key, { agent_id: agent, to: `+1212555${String(150 + (i % 40)).padStart(4, "0")}`, simulation: { lines: LINES, recognition: "agent" } });
+  let current = call;
+  for (let tries = 0; tries < 600 && ["queued", "ringing", "in_progress"].includes(current.status); tries++) {
+    await Bun.sleep(500);
+    current = await api("GET", `/v1/calls/${call.id}`, key);
+  }
+  const events = (await api("GET", `/v1/calls/${call.id}/events?limit=100`, key)).data as { type: string; data: Record<string, unknown> }[];
+  const transcript = (current.transcript ?? []) as { role: string; text: string }[];
+  return {
+    status: current.status,
+    understood: transcript.some((turn) => turn.role === "caller" && /opening|hours/i.test(turn.text)),
+    endToEnd: events.filter((e) => e.type === "latency").map((e) => Number(e.data.end_to_end_ms)).filter(Number.isFinite),
+  };
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+};
+
+const idle = memory();
+console.log(`server ${base}; offline recogniser: ${JSON.stringify(health.offline_recognition ?? health.engines ?? health).slice(0, 120)}`);
+console.log(`idle RSS ${idle.rss.toFixed(0)} MiB\n`);
+console.log("== simultaneous calls, built-in engines (Flite + VAD + PocketSphinx), each caller says two lines");
+console.log("calls  completed  understood  turn p50 ms  turn p95 ms  server CPU  RSS MiB");
+let placed = 0;
+for (const level of LEVELS) {
+  const cpuBefore = cpuMs();
+  const started = performance.now();
+  const outcomes = await Promise.all(Array.from({ length: level }, () => oneCall(placed++)));
+  const cpu = ((cpuMs() - cpuBefore) / (performance.now() - started)) * 100;
+  const turns = outcomes.flatMap((o) => o.endToEnd);
+  console.log(
+    `${String(level).padStart(5)}  ${String(outcomes.filter((o) => o.status === "completed").length).padStart(9)}  ${String(outcomes.filter((o) => o.understood).length).padStart(10)}  ` +
+      `${percentile(turns, 50).toFixed(0).padStart(11)}  ${percentile(turns, 95).toFixed(0).padStart(11)}  ${cpu.toFixed(0).padStart(9)}%  ${memory().rss.toFixed(0).padStart(7)}`,
+  );
+}
+
+console.log(`\n== memory over ${TOTAL} calls (${BATCH} at a time)`);
+while (placed < TOTAL) {
+  const batch = Math.min(BATCH, TOTAL - placed);
+  await Promise.all(Array.from({ length: batch }, () => oneCall(placed++)));
+  if (placed % 20 === 0 || placed === TOTAL) console.log(`after ${placed} calls: RSS ${memory().rss.toFixed(0)} MiB`);
+}
+await Bun.sleep(2000);
+const after = memory();
+console.log(`idle RSS ${idle.rss.toFixed(0)} MiB → after ${placed} calls ${after.rss.toFixed(0)} MiB (peak ${after.peak.toFixed(0)} MiB); goal < 150 MiB`);
+
+server.kill("SIGTERM");
+await server.exited;
+rmSync(dataDir, { recursive: true, force: true });

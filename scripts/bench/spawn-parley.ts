@@ -1,0 +1,26 @@
+// Starts `parley serve` from source in its own process on a free port and waits until it listens.
+import type { Subprocess } from "bun";
+import { join } from "node:path";
+
+export async function spawnParley(dataDir: string, env: Record<string, string> = {}): Promise<{ process: Subprocess; url: string }> {
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "src", "main.ts"), "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir], {
+    env: { ...process.env, ...env },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  const reader = (child.stderr as ReadableStream<Uint8Array>).getReader();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`parley exited before listening:\n${text}`);
+    text += new TextDecoder().decode(value);
+    const match = /Listening on (\S+)/.exec(text);
+    if (match) {
+      // Keep draining stderr so the server never blocks on a full pipe.
+      void (async () => {
+        for (;;) if ((await reader.read()).done) return;
+      })();
+      return { process: child, url: `http://${match[1]}` };
+    }
+  }
+}
