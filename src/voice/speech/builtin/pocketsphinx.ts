@@ -49,6 +49,8 @@ export interface PocketsphinxOptions {
   maxDecoders?: number;
   /** Decoders kept for reuse after their session ends. */
   maxIdleDecoders?: number;
+  /** An idle decoder unused this long is freed (its ~100 MB go back to the system). Default 60 s. */
+  idleFreeMs?: number;
   /** More PocketSphinx options as name/value pairs, e.g. `["-beam", "1e-60"]` (for tuning). */
   decoderArgs?: string[];
 }
@@ -61,12 +63,17 @@ export class PocketsphinxRecogniser implements SpeechToText {
   private readonly decoderArgs: string[];
   private readonly idle: Decoder[] = [];
   private live = 0;
+  private readonly idleFreeMs: number;
+  /** When each idle decoder was last given back. */
+  private readonly idleSince = new Map<Decoder, number>();
+  private sweeper: ReturnType<typeof setInterval> | null = null;
 
   constructor(options: PocketsphinxOptions = {}) {
     this.modelDir = options.modelDir ?? DEBIAN_MODEL_DIR;
     this.maxDecoders = options.maxDecoders ?? 6;
     this.maxIdleDecoders = options.maxIdleDecoders ?? 2;
     this.decoderArgs = options.decoderArgs ?? [];
+    this.idleFreeMs = options.idleFreeMs ?? 60_000;
   }
 
   start(options: RecognitionOptions): RecognitionSession {
@@ -104,6 +111,23 @@ export class PocketsphinxRecogniser implements SpeechToText {
       decoder.free();
       this.live--;
     }
+    this.idleSince.clear();
+  }
+
+  /** A quiet box should not hold ~100 MB per decoder it once needed: idle ones past their time go. */
+  private freeUnused(): void {
+    const now = performance.now();
+    for (const decoder of [...this.idle]) {
+      if (now - (this.idleSince.get(decoder) ?? now) < this.idleFreeMs) continue;
+      this.idle.splice(this.idle.indexOf(decoder), 1);
+      this.idleSince.delete(decoder);
+      decoder.free();
+      this.live--;
+    }
+    if (this.idle.length === 0 && this.sweeper) {
+      clearInterval(this.sweeper);
+      this.sweeper = null;
+    }
   }
 
   /** Decoders that exist now, in use or idle. */
@@ -121,6 +145,7 @@ export class PocketsphinxRecogniser implements SpeechToText {
     const sameRate = sameChannel >= 0 ? sameChannel : this.idle.findLastIndex((decoder) => decoder.lastSampleRate === sampleRate);
     const reused = this.idle.splice(sameRate >= 0 ? sameRate : this.idle.length - 1, 1)[0];
     if (reused) {
+      this.idleSince.delete(reused);
       reused.lastSampleRate = sampleRate;
       return reused;
     }
@@ -136,6 +161,9 @@ export class PocketsphinxRecogniser implements SpeechToText {
   private release(decoder: Decoder, reusable: boolean): void {
     if (reusable && this.idle.length < this.maxIdleDecoders) {
       this.idle.push(decoder);
+      this.idleSince.set(decoder, performance.now());
+      this.sweeper ??= setInterval(() => this.freeUnused(), Math.max(1000, this.idleFreeMs / 4));
+      this.sweeper.unref?.();
     } else {
       decoder.free();
       this.live--;

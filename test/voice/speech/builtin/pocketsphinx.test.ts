@@ -130,6 +130,24 @@ describe.skipIf(!availability.available)("builtin:pocketsphinx recognition", () 
     expect(recogniser.decoderCount).toBeLessThanOrEqual(2);
   }, 60_000);
 
+  test("idle decoders are freed after idleFreeMs, and a later utterance gets a new one", async () => {
+    const quick = new PocketsphinxRecogniser({ idleFreeMs: 300 });
+    try {
+      const audio = await speak("goodbye", "kal16", 16_000);
+      const session = quick.start({ language: "en-US", sampleRate: 16_000 });
+      session.write(audio);
+      expect((await session.finish()).text).toBe("goodbye");
+      expect(quick.decoderCount).toBe(1); // kept for the next utterance
+      for (let i = 0; i < 40 && quick.decoderCount > 0; i++) await Bun.sleep(100);
+      expect(quick.decoderCount).toBe(0);
+      const again = quick.start({ language: "en-US", sampleRate: 16_000 });
+      again.write(audio);
+      expect((await again.finish()).text).toBe("goodbye");
+    } finally {
+      quick.close();
+    }
+  }, 30_000);
+
   test("partial hypotheses arrive while a long utterance is written", async () => {
     const session = recogniser.start({ language: "en-US", sampleRate: 16_000 });
     const partials: string[] = [];
