@@ -321,6 +321,8 @@ class Decoder {
 
   free(): void {
     libraries!.ps.symbols.ps_free(this.handle);
+    // A decoder is ~100 MB in many small allocations: without a trim glibc keeps the freed pages.
+    libraries!.libc?.symbols.malloc_trim(0);
   }
 }
 
@@ -346,7 +348,13 @@ function openPocketsphinx() {
   });
   // Silence the library before it says anything (it logs its whole configuration otherwise).
   sphinxbase.symbols.err_set_logfp(null);
-  return { sphinxbase, ps };
+  let libc: { symbols: { malloc_trim(pad: number): number } } | null = null;
+  try {
+    libc = dlopen("libc.so.6", { malloc_trim: { args: [FFIType.u64], returns: FFIType.i32 } });
+  } catch {
+    libc = null; // not glibc: freed memory is the allocator's business
+  }
+  return { sphinxbase, ps, libc };
 }
 
 type Libraries = ReturnType<typeof openPocketsphinx>;
