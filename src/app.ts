@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { HttpContext } from "./http/context.ts";
 import type { InboundCalls } from "./telephony/types.ts";
+import type { AgentConfig } from "./voice/agent-config.ts";
 import type { BrainServices } from "./voice/brains/services.ts";
 import { auditTrail } from "./http/audit-trail.ts";
 import { admission } from "./http/auth.ts";
@@ -37,6 +38,8 @@ export interface AppServices {
   agentsUsing: (workspaceId: string, id: string) => { id: string; name: string }[];
   /** What still depends on an agent (numbers, campaigns, schedules), one sentence each. */
   agentUsage: (workspaceId: string, agentId: string) => string[];
+  /** The configuration of an agent a request names (422 on agent_id when it is not this workspace's). */
+  agentConfig: (workspaceId: string, agentId: string) => AgentConfig;
 }
 
 /**
@@ -72,7 +75,7 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(softphoneRoutes(ctx, services.inbound))
     .use(campaignRoutes(ctx))
     .use(scheduleRoutes(ctx))
-    .use(realtimeRoutes(ctx))
+    .use(realtimeRoutes(ctx, services.agentConfig))
     .use(webhookRoutes(ctx))
     .use(openApiRoutes(ctx, routes));
   routes.load(app.routes);

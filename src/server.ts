@@ -8,6 +8,7 @@ import { JobRunner } from "./jobs/runner.ts";
 import { INDEX_JOB, indexSource } from "./knowledge/indexing.ts";
 import { searchKnowledge } from "./knowledge/search.ts";
 import { agentsReferencing } from "./modules/agents/repo.ts";
+import { configOf, referencedAgent } from "./modules/agents/service.ts";
 import { finalizeCall } from "./modules/calls/finalize.ts";
 import { inboundCalls } from "./modules/calls/inbound.ts";
 import { endCallsOfPreviousRun, FINALIZE_JOB, onCallEnd } from "./modules/calls/lifecycle.ts";
@@ -52,6 +53,7 @@ export function createParley(options: ContextOptions): Parley {
     brains,
     inbound: inboundCalls(ctx, brains),
     agentsUsing: (workspaceId, id) => agentsReferencing(ctx.db, workspaceId, id),
+    agentConfig: (workspaceId, agentId) => configOf(referencedAgent(ctx, workspaceId, agentId)),
     agentUsage: (workspaceId, agentId) => [numbersUsingAgent, campaignsUsingAgent, schedulesUsingAgent].flatMap((check) => check(ctx, workspaceId, agentId)),
   };
   const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }), services });

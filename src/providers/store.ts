@@ -9,3 +9,8 @@ export type ProviderKind = ProviderRow["kind"];
 export function findProvider(db: Db, workspaceId: string, id: string): ProviderRow | undefined {
   return db.select().from(providerConnections).where(and(eq(providerConnections.workspaceId, workspaceId), eq(providerConnections.id, id))).get();
 }
+
+/** Every connection of a workspace (there are few: one per vendor or server). */
+export function allProviders(db: Db, workspaceId: string): ProviderRow[] {
+  return db.select().from(providerConnections).where(eq(providerConnections.workspaceId, workspaceId)).orderBy(providerConnections.createdAt).all();
+}

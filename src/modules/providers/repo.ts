@@ -15,7 +15,3 @@ export function listProviders(db: Db, workspaceId: string, page: PageRequest): P
     .all();
 }
 
-/** Every connection of a workspace (there are few: one per vendor or server). */
-export function allProviders(db: Db, workspaceId: string): ProviderRow[] {
-  return db.select().from(providerConnections).where(eq(providerConnections.workspaceId, workspaceId)).orderBy(providerConnections.createdAt).all();
-}

@@ -6,7 +6,7 @@ import { OneOf } from "../../http/models.ts";
 import { builtinVoices } from "../../voice/speech/builtin/index.ts";
 import { agentReadinessProblems } from "../../voice/readiness.ts";
 import { offlineRecognition } from "../../voice/speech/engines.ts";
-import { configOf, referencedAgent } from "../agents/service.ts";
+import type { AgentConfig } from "../../voice/agent-config.ts";
 
 const doc = docsFor("Realtime");
 
@@ -33,7 +33,7 @@ const RealtimeHealth = t.Object({
 });
 
 /** Voice configuration at a glance: the engines this instance has, and whether an agent can talk. */
-export function realtimeRoutes(ctx: HttpContext) {
+export function realtimeRoutes(ctx: HttpContext, agentConfig: (workspaceId: string, agentId: string) => AgentConfig) {
   return new Elysia({ prefix: "/v1/realtime" }).use(authPlugin(ctx)).get(
     "/health",
     ({ principal, query }) => {
@@ -41,7 +41,7 @@ export function realtimeRoutes(ctx: HttpContext) {
       const offline = offlineRecognition();
       let agent: { id: string; ready: boolean; problems: { field: string; message: string }[] } | null = null;
       if (query.agent_id) {
-        const config = configOf(referencedAgent(ctx, principal.workspaceId, query.agent_id));
+        const config = agentConfig(principal.workspaceId, query.agent_id);
         // Real callers, not the simulated carrier's scripted ones: the recogniser must really exist.
         const problems = agentReadinessProblems(ctx, principal.workspaceId, config, { simulatedRecognition: false });
         agent = { id: query.agent_id, ready: problems.length === 0, problems };

@@ -14,7 +14,7 @@ import { EngineUnavailable, listVoices, ttsFor } from "../../voice/speech/engine
 import { isBuiltinVoice } from "../../voice/speech/builtin/index.ts";
 import { SpeechProviderError } from "../../voice/speech/types.ts";
 import { findProvider } from "../../providers/store.ts";
-import { allProviders } from "../providers/repo.ts";
+import { allProviders } from "../../providers/store.ts";
 
 const doc = docsFor("Voices");
 
