@@ -45,7 +45,7 @@ const CROSS_FEATURE_DEBT = [
   "campaigns -> agents/repo.ts", "campaigns -> agents/service.ts", "campaigns -> calls/lifecycle.ts", "campaigns -> calls/service.ts",
   "campaigns -> phone-numbers/service.ts", "members -> auth/repo.ts", "members -> workspaces/repo.ts", "members -> workspaces/service.ts",
   "phone-numbers -> agents/service.ts", "schedules -> agents/service.ts", "schedules -> calls/service.ts",
-  "schedules -> phone-numbers/service.ts", "tools -> webhooks/service.ts",
+  "schedules -> phone-numbers/service.ts",
 ];
 
 describe("features", () => {

@@ -4,7 +4,7 @@ import { flowProblems } from "../../voice/brains/flow/schema.ts";
 import { existingKnowledgeBaseIds } from "../knowledge-base/repo.ts";
 import { findProvider, type ProviderKind } from "../../providers/store.ts";
 import { findTools } from "../tools/repo.ts";
-import { checkWebhookUrl } from "../webhooks/service.ts";
+import { checkOutboundUrlField } from "../../http/url-field.ts";
 import type { AgentConfig } from "../../voice/agent-config.ts";
 
 /** Which provider kinds can serve each role (builtin serves every one). */
@@ -72,7 +72,7 @@ export function agentReferenceProblems(ctx: AppContext, workspaceId: string, con
   }
   if (config.webhook_url) {
     try {
-      checkWebhookUrl(ctx, "webhook_url", config.webhook_url);
+      checkOutboundUrlField(ctx, "webhook_url", config.webhook_url);
     } catch (error) {
       problems.push(...((error as { extra?: { errors?: FieldError[] } }).extra?.errors ?? [{ field: "webhook_url", message: (error as Error).message }]));
     }

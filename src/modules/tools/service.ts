@@ -5,7 +5,7 @@ import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { seal, unseal } from "../../lib/sealed.ts";
 import { newWebhookSecret } from "../../webhooks/signing.ts";
-import { checkWebhookUrl } from "../webhooks/service.ts";
+import { checkOutboundUrlField } from "../../http/url-field.ts";
 import { toolConfigOf, type ToolConfig } from "./models.ts";
 import { findTool, type ToolRow } from "./repo.ts";
 
@@ -39,7 +39,7 @@ export function headerNames(ctx: AppContext, row: ToolRow): string[] {
 
 export function createTool(ctx: AppContext, workspaceId: string, input: ToolInput & Pick<ToolConfig, "name" | "description" | "url">) {
   const config = complete(input);
-  config.url = checkWebhookUrl(ctx, "url", config.url);
+  config.url = checkOutboundUrlField(ctx, "url", config.url);
   if (nameTaken(ctx, workspaceId, config.name)) throw new ApiError("name_taken", `a tool named ${config.name} already exists`, { errors: [{ field: "name", message: "is taken in this workspace" }] });
   const secret = newWebhookSecret();
   const now = ctx.clock.now();
@@ -67,7 +67,7 @@ export function updateTool(ctx: AppContext, workspaceId: string, id: string, inp
   const current = getTool(ctx, workspaceId, id);
   const { headers, ...changes } = input;
   const config = { ...toolConfigOf(current), ...changes } as ToolConfig;
-  if (changes.url !== undefined) config.url = checkWebhookUrl(ctx, "url", changes.url);
+  if (changes.url !== undefined) config.url = checkOutboundUrlField(ctx, "url", changes.url);
   if (changes.name !== undefined && nameTaken(ctx, workspaceId, changes.name, id)) throw invalid("name", "is taken in this workspace");
   const update: Partial<ToolRow> = { name: config.name, config: stored(config), updatedAt: ctx.clock.now() };
   if (headers !== undefined) update.headers = Object.keys(headers).length ? seal(ctx.keys.encryption, JSON.stringify(headers)) : null;

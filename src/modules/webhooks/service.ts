@@ -1,11 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { webhookDeliveries, webhookEndpoints } from "../../db/schema/index.ts";
-import { ApiError, invalid, notFound } from "../../http/errors.ts";
+import { ApiError, notFound } from "../../http/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { seal } from "../../lib/sealed.ts";
 import { DAY } from "../../lib/time.ts";
-import { checkUrlShape, OutboundRefused } from "../../net/outbound.ts";
+import { checkOutboundUrlField } from "../../http/url-field.ts";
 import { TEST_EVENT_TYPE, type WorkspaceEventType } from "../../webhooks/event-types.ts";
 import { enqueueDelivery, publishWorkspaceEvent } from "../../webhooks/outbox.ts";
 import { newWebhookSecret } from "../../webhooks/signing.ts";
@@ -14,17 +14,9 @@ import * as repo from "./repo.ts";
 /** After a rotation the previous secret keeps signing this long, so receivers can switch over. */
 export const SECRET_OVERLAP_MS = DAY;
 
-export function checkWebhookUrl(ctx: AppContext, field: string, url: string): string {
-  try {
-    return checkUrlShape(url, { allowPrivate: ctx.config.allowPrivateUrls }).toString();
-  } catch (error) {
-    if (error instanceof OutboundRefused) throw invalid(field, error.message);
-    throw error;
-  }
-}
 
 export function createEndpoint(ctx: AppContext, workspaceId: string, input: { url: string; events: WorkspaceEventType[]; description?: string }) {
-  const url = checkWebhookUrl(ctx, "url", input.url);
+  const url = checkOutboundUrlField(ctx, "url", input.url);
   const secret = newWebhookSecret();
   const now = ctx.clock.now();
   const row: repo.EndpointRow = {
@@ -62,7 +54,7 @@ export function updateEndpoint(
 ): repo.EndpointRow {
   const current = getEndpoint(ctx, workspaceId, id);
   const changes: Partial<repo.EndpointRow> = { updatedAt: ctx.clock.now() };
-  if (input.url !== undefined) changes.url = checkWebhookUrl(ctx, "url", input.url);
+  if (input.url !== undefined) changes.url = checkOutboundUrlField(ctx, "url", input.url);
   if (input.events !== undefined) changes.eventTypes = input.events;
   if (input.description !== undefined) changes.description = input.description;
   if (input.status === "disabled" && current.status === "enabled") Object.assign(changes, { status: "disabled", disabledReason: "disabled by a user" });
