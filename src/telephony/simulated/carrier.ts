@@ -39,6 +39,16 @@ export abstract class SimulatedLegBase implements CallLeg {
     if (this.ended) return;
     if (event.type === "ended") this.ended = true;
     for (const handler of this.eventHandlers) handler(event);
+    if (event.type === "ended") this.release();
+  }
+  /**
+   * A finished leg lets go of its handlers: the call's record is kept a while for diagnostics, and
+   * through them it would keep the whole ended call session (its audio, its conversation) alive too.
+   */
+  protected release(): void {
+    this.audioHandlers = [];
+    this.dtmfHandlers = [];
+    this.eventHandlers = [];
   }
   protected deliver(frame: Uint8Array): void {
     for (const handler of this.audioHandlers) handler(frame);
@@ -94,6 +104,7 @@ class SimulatedOutboundLeg extends SimulatedLegBase {
   }
   hangup(): void {
     this.stop("local_hangup");
+    this.release();
   }
   private end(reason: LegEndReason): void {
     this.stop(reason);
