@@ -20,6 +20,12 @@ const memory = () => {
   const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
   return { rss: Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1]) / 1024, peak: Number(/^VmHWM:\s+(\d+)/m.exec(status)?.[1]) / 1024 };
 };
+/** Where resident memory is: anonymous (heaps) vs file-backed (the executable, libraries, model files). */
+const breakdown = () => {
+  const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(status)?.[1]) / 1024;
+  return `anonymous ${kib("RssAnon").toFixed(0)} MiB, file-backed ${kib("RssFile").toFixed(0)} MiB`;
+};
 const cpuMs = () => {
   const fields = readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1].split(" ");
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
@@ -93,10 +99,12 @@ while (placed < TOTAL) {
 await Bun.sleep(2000);
 const after = memory();
 console.log(`idle RSS ${idle.rss.toFixed(0)} MiB → after ${placed} calls ${after.rss.toFixed(0)} MiB (peak ${after.peak.toFixed(0)} MiB); goal < 150 MiB`);
-// Idle decoders are freed after 60 s without use: what a quiet box holds once the calls are over.
-await Bun.sleep(70_000);
-console.log(`70 s later (idle recognisers freed): RSS ${memory().rss.toFixed(0)} MiB`);
-
+// Idle decoders and an idle Flite are released after 60 s without use (decoders at the next 15 s
+// sweep): what a quiet box holds once the calls are over.
+for (let waited = 15; waited <= 120; waited += 15) {
+  await Bun.sleep(15_000);
+  if (waited % 30 === 0) console.log(`${waited} s after the last call: RSS ${memory().rss.toFixed(0)} MiB (${breakdown()})`);
+}
 server.kill("SIGTERM");
 await server.exited;
 rmSync(dataDir, { recursive: true, force: true });

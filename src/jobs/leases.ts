@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lt, lte, sql } from "drizzle-orm";
 import type { Db } from "../db/connection.ts";
 import { prepared } from "../db/prepared.ts";
 import { CLAIMABLE_SQL, jobs, type JobErrorEntry } from "../db/schema/index.ts";
@@ -13,10 +13,9 @@ const claimStatement = prepared((db) => {
   const due = db
     .select({ id: jobs.id })
     .from(jobs)
-    // `+run_at` keeps SQLite from range-scanning by time and sorting: walking jobs_claim_idx in
-    // priority order and stopping at the limit is what makes a claim cheap in a deep queue.
-    .where(and(eq(jobs.type, p("type")), CLAIMABLE_SQL, sql`+${jobs.runAt} <= ${p("now")}`))
-    .orderBy(asc(jobs.priority), asc(jobs.runAt), asc(jobs.id))
+    // Walks jobs_due_idx in due order and stops at the limit: cheap however deep the queue is.
+    .where(and(eq(jobs.type, p("type")), CLAIMABLE_SQL, lte(jobs.runAt, p("now"))))
+    .orderBy(asc(jobs.runAt), asc(jobs.id))
     .limit(p("limit"));
   return db
     .update(jobs)
@@ -32,11 +31,11 @@ const claimStatement = prepared((db) => {
  */
 export function claimJobs(db: Db, type: string, limit: number, holder: string, now: number, leaseMs: number): JobRow[] {
   if (limit <= 0) return [];
-  return claimStatement(db).all({ type, limit, holder, now, until: now + leaseMs }).sort(byPriority); // RETURNING promises no order
+  return claimStatement(db).all({ type, limit, holder, now, until: now + leaseMs }).sort(dueOrder); // RETURNING promises no order
 }
 
-function byPriority(a: JobRow, b: JobRow): number {
-  return a.priority - b.priority || a.runAt - b.runAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+function dueOrder(a: JobRow, b: JobRow): number {
+  return a.runAt - b.runAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** Every write below only lands while `holder` still owns the lease: a stale worker changes nothing. */
@@ -132,7 +131,7 @@ export function pruneFinishedJobs(db: Db, completedBefore: number, failedBefore:
   return completed + failed;
 }
 
-// Per type, so each is a seek to the first entry of jobs_next_due_idx (an IN list makes SQLite scan them all).
+// Per type, so each is a seek to the first entry of jobs_due_idx (an IN list makes SQLite scan them all).
 const nextDueStatement = prepared((db) =>
   db
     .select({ at: jobs.runAt })

@@ -3,7 +3,7 @@ import type { Clock } from "../core/clock.ts";
 import type { Db } from "../db/connection.ts";
 import { prepared } from "../db/prepared.ts";
 import { jobs } from "../db/schema/index.ts";
-import { newId } from "../lib/ids.ts";
+import { newTimeOrderedId } from "../lib/ids.ts";
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -14,7 +14,6 @@ export interface EnqueueOptions {
   payload: Record<string, unknown>;
   /** Epoch ms; default now. */
   runAt?: number;
-  priority?: number;
   maxAttempts?: number;
   /** At most one active job per key: a second enqueue returns the first job. */
   uniqueKey?: string;
@@ -26,7 +25,7 @@ export interface Waker {
   wake(type?: string): void;
 }
 
-const COLUMNS = ["id", "type", "payload", "state", "priority", "runAt", "maxAttempts", "uniqueKey", "workspaceId", "createdAt", "updatedAt"] as const;
+const COLUMNS = ["id", "type", "payload", "state", "runAt", "maxAttempts", "uniqueKey", "workspaceId", "createdAt", "updatedAt"] as const;
 
 const insertJob = prepared((db) =>
   db
@@ -51,14 +50,13 @@ const activeByKey = prepared((db) =>
 export function enqueueJob(deps: { db: Db; clock: Clock; jobs?: Waker }, options: EnqueueOptions): { id: string; inserted: boolean } {
   const now = deps.clock.now();
   const runAt = options.runAt ?? now;
-  const id = newId("job");
+  const id = newTimeOrderedId("job", now); // appended at the end of the primary-key index
   const inserted =
     insertJob(deps.db).run({
       id,
       type: options.type,
       payload: options.payload,
       state: runAt > now ? "scheduled" : "available",
-      priority: options.priority ?? 0,
       runAt,
       maxAttempts: options.maxAttempts ?? 20,
       uniqueKey: options.uniqueKey ?? null,

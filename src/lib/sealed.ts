@@ -19,3 +19,22 @@ export function unseal(key: Uint8Array, sealed: string): string {
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
 }
+
+const opened = new WeakMap<Uint8Array, Map<string, string>>();
+const MEMO_LIMIT = 1_000;
+
+/**
+ * unseal() for values read on a hot path (webhook signing secrets, once per delivery): a sealed
+ * string never changes meaning, so its plaintext is kept, per key, for the next read.
+ */
+export function unsealMemo(key: Uint8Array, sealed: string): string {
+  let memo = opened.get(key);
+  if (!memo) opened.set(key, (memo = new Map()));
+  let plaintext = memo.get(sealed);
+  if (plaintext === undefined) {
+    plaintext = unseal(key, sealed);
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(sealed, plaintext);
+  }
+  return plaintext;
+}

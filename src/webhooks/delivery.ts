@@ -3,7 +3,7 @@ import type { AppContext } from "../core/context.ts";
 import { VERSION } from "../core/version.ts";
 import { webhookDeliveries, webhookEndpoints } from "../db/schema/index.ts";
 import { deliveryById, endpointHealthy, eventBody, insertAttempt, recordDeliveryOutcome } from "./statements.ts";
-import { newId } from "../lib/ids.ts";
+import { newTimeOrderedId } from "../lib/ids.ts";
 import { DAY, HOUR, MINUTE, SECOND, toIso } from "../lib/time.ts";
 import { JobRetryLater, JobSnooze } from "../jobs/outcomes.ts";
 import type { RunningJob } from "../jobs/runner.ts";
@@ -58,7 +58,7 @@ export async function deliverWebhook(ctx: AppContext, job: RunningJob<{ delivery
   // Deliveries finishing together share one commit; the job completes in it, with its outcome.
   await ctx.groupCommit.run(() => {
     insertAttempt(ctx.db).run({
-      id: newId("att"),
+      id: newTimeOrderedId("att", after),
       workspaceId: delivery.workspaceId,
       deliveryId: delivery.id,
       eventId: event.id,

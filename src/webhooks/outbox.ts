@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../core/context.ts";
 import { agentWebhooks } from "../db/schema/index.ts";
-import { newId } from "../lib/ids.ts";
+import { newTimeOrderedId } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { DELIVERY_JOB_RUN_LIMIT } from "./retry-policy.ts";
@@ -26,7 +26,7 @@ export function publishWorkspaceEvent(
 ): Published {
   return ctx.sqlite.transaction(() => {
     const now = ctx.clock.now();
-    const eventId = newId("evt");
+    const eventId = newTimeOrderedId("evt", now);
     const body = JSON.stringify({ event: input.type, id: eventId, ts: toIso(now), data: input.data });
     insertEvent(ctx.db).run({ id: eventId, workspaceId: input.workspaceId, channel: "workspace", type: input.type, agentId: null, callId: null, body, createdAt: now });
     const endpoints = enabledEndpoints(ctx.db).all({ workspaceId: input.workspaceId });
@@ -45,7 +45,7 @@ export function publishAgentEvent(
 ): Published {
   return ctx.sqlite.transaction(() => {
     const now = ctx.clock.now();
-    const eventId = newId("evt");
+    const eventId = newTimeOrderedId("evt", now);
     const body = JSON.stringify({ type: input.type, event_id: eventId, call_id: input.callId, agent_id: input.agentId, timestamp: toIso(now), data: input.data });
     insertEvent(ctx.db).run({ id: eventId, workspaceId: input.workspaceId, channel: "agent", type: input.type, agentId: input.agentId, callId: input.callId, body, createdAt: now });
     const hook = ctx.db
@@ -61,7 +61,7 @@ export function publishAgentEvent(
 
 function addDelivery(ctx: AppContext, workspaceId: string, eventId: string, target: { endpointId?: string; agentId?: string }): string {
   const now = ctx.clock.now();
-  const id = newId("dlv");
+  const id = newTimeOrderedId("dlv", now);
   insertDelivery(ctx.db).run({ id, workspaceId, eventId, endpointId: target.endpointId ?? null, agentId: target.agentId ?? null, state: "pending", nextAttemptAt: now, createdAt: now, updatedAt: now });
   enqueueDelivery(ctx, workspaceId, id, now);
   return id;

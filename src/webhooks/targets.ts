@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../core/context.ts";
 import { agentWebhooks, webhookEndpoints } from "../db/schema/index.ts";
 import { endpointById } from "./statements.ts";
-import { unseal } from "../lib/sealed.ts";
+import { unsealMemo } from "../lib/sealed.ts";
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
@@ -29,7 +29,7 @@ export function resolveTarget(ctx: AppContext, delivery: { workspaceId: string; 
 
 /** The current secret, then the previous one while its rotation overlap lasts. */
 export function signingSecrets(ctx: AppContext, row: { secret: string; previousSecret: string | null; previousSecretExpiresAt: number | null }, now: number): string[] {
-  const secrets = [unseal(ctx.keys.encryption, row.secret)];
-  if (row.previousSecret && (row.previousSecretExpiresAt ?? 0) > now) secrets.push(unseal(ctx.keys.encryption, row.previousSecret));
+  const secrets = [unsealMemo(ctx.keys.encryption, row.secret)];
+  if (row.previousSecret && (row.previousSecretExpiresAt ?? 0) > now) secrets.push(unsealMemo(ctx.keys.encryption, row.previousSecret));
   return secrets;
 }

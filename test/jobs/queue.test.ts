@@ -14,16 +14,18 @@ afterEach(() => env?.close());
 const row = (id: string) => env.ctx.db.select().from(jobs).where(eq(jobs.id, id)).get()!;
 
 describe("enqueue and claim", () => {
-  test("a job is claimed once, with a lease, in priority then time order", () => {
+  test("a job is claimed once, with a lease, in due order", () => {
     env = createTestContext();
     const { ctx, clock } = env;
-    const late = enqueueJob(ctx, { type: "t.work", payload: { n: 1 } }).id;
+    const second = enqueueJob(ctx, { type: "t.work", payload: { n: 1 } }).id;
+    const first = enqueueJob(ctx, { type: "t.work", payload: { n: 2 }, runAt: clock.now() - 1 }).id;
     clock.advance(1);
-    const urgent = enqueueJob(ctx, { type: "t.work", payload: { n: 2 }, priority: -1 }).id;
-    const future = enqueueJob(ctx, { type: "t.work", payload: { n: 3 }, runAt: clock.now() + 60_000 }).id;
+    const third = enqueueJob(ctx, { type: "t.work", payload: { n: 3 } }).id;
+    const future = enqueueJob(ctx, { type: "t.work", payload: { n: 4 }, runAt: clock.now() + 60_000 }).id;
     expect(row(future).state).toBe("scheduled");
-    const claimed = claimJobs(ctx.db, "t.work", 10, "worker-a", clock.now(), 30_000);
-    expect(claimed.map((j) => j.id)).toEqual([urgent, late]);
+    expect(claimJobs(ctx.db, "t.work", 2, "worker-a", clock.now(), 30_000).map((j) => j.id)).toEqual([first, second]);
+    const claimed = [row(first), ...claimJobs(ctx.db, "t.work", 10, "worker-a", clock.now(), 30_000)];
+    expect(claimed.map((j) => j.id)).toEqual([first, third]);
     expect(claimed[0]).toMatchObject({ state: "executing", attempt: 1, lockedBy: "worker-a", lockedUntil: clock.now() + 30_000 });
     expect(claimJobs(ctx.db, "t.work", 10, "worker-b", clock.now(), 30_000)).toEqual([]);
     clock.advance(60_000);

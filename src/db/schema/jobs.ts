@@ -19,8 +19,6 @@ export const jobs = sqliteTable("jobs", {
   type: text("type").notNull(),
   payload: text("payload", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
   state: text("state", { enum: JOB_STATES }).notNull(),
-  /** Lower runs first. */
-  priority: integer("priority").notNull().default(0),
   runAt: integer("run_at").notNull(),
   attempt: integer("attempt").notNull().default(0),
   maxAttempts: integer("max_attempts").notNull(),
@@ -34,10 +32,10 @@ export const jobs = sqliteTable("jobs", {
   updatedAt: integer("updated_at").notNull(),
   finishedAt: integer("finished_at"),
 }, (t) => [
-  // Partial indexes over the claimable jobs only: claiming reads them in exactly this order and
-  // stops at the limit, however many finished or waiting jobs the table holds.
-  index("jobs_claim_idx").on(t.type, t.priority, t.runAt, t.id).where(CLAIMABLE_SQL),
-  index("jobs_next_due_idx").on(t.type, t.runAt).where(CLAIMABLE_SQL),
+  // One partial index over the claimable jobs only: claiming reads it in due order and stops at the
+  // limit, and the runner's "when is the next one due" is its first entry, however many finished
+  // jobs the table holds. Every index here costs each job ~6 µs on insert, claim and completion.
+  index("jobs_due_idx").on(t.type, t.runAt, t.id).where(CLAIMABLE_SQL),
   index("jobs_leases_idx").on(t.lockedUntil).where(sql`state = 'executing'`),
   uniqueIndex("jobs_unique_active").on(t.uniqueKey).where(sql`unique_key IS NOT NULL AND state IN ('available', 'scheduled', 'executing', 'retryable')`),
 ]);

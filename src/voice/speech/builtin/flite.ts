@@ -80,20 +80,55 @@ export class FliteTextToSpeech implements TextToSpeech {
 }
 
 /** Flite's compiled module and the one instance that runs it; created on first use. */
-let runtime: { module: WebAssembly.Module; pristine: Uint8Array; idle: InMemoryWasiProgram | null } | null = null;
+let runtime: { module: WebAssembly.Module; pristine: Uint8Array; idle: InMemoryWasiProgram | null; lastUsedAt: number } | null = null;
+
+/**
+ * Flite held in memory costs ~90 MB (the compiled 21 MB module, its pristine memory and the
+ * instance's); a box with no call for this long lets it go, and the next sentence loads it again
+ * (~0.1 s). Same policy as idle PocketSphinx decoders.
+ */
+let idleReleaseMs = 60_000;
+let releaseTimer: ReturnType<typeof setTimeout> | null = null;
+
+/** How long Flite stays loaded without use (tests shorten it). */
+export function setFliteIdleRelease(ms: number): void {
+  idleReleaseMs = ms;
+  if (runtime) scheduleRelease(ms);
+}
 
 function fliteRuntime() {
   if (!runtime) {
     // readFileSync reads the embedded copy (/$bunfs/…) inside the executable, node_modules in dev.
     const module = new WebAssembly.Module(readFileSync(fliteWasmPath));
-    runtime = { module, pristine: InMemoryWasiProgram.pristineMemory(module), idle: null };
+    runtime = { module, pristine: InMemoryWasiProgram.pristineMemory(module), idle: null, lastUsedAt: Date.now() };
+    scheduleRelease(idleReleaseMs);
   }
+  runtime.lastUsedAt = Date.now();
   return runtime;
+}
+
+function scheduleRelease(delayMs: number): void {
+  if (releaseTimer) clearTimeout(releaseTimer);
+  releaseTimer = setTimeout(() => {
+    releaseTimer = null;
+    if (!runtime) return;
+    const idleFor = Date.now() - runtime.lastUsedAt;
+    if (idleFor < idleReleaseMs) return scheduleRelease(idleReleaseMs - idleFor);
+    runtime = null;
+    // An idle process allocates too little to trigger a collection by itself; once per release.
+    Bun.gc(true);
+  }, delayMs);
+  releaseTimer.unref?.(); // a loaded Flite never keeps the process alive
 }
 
 /** Loads and compiles Flite now (≈50 ms) instead of on the first sentence of the first call. */
 export function warmUpFlite(): void {
   fliteRuntime();
+}
+
+/** Whether Flite is loaded now (false before first use and after an idle release). */
+export function fliteLoaded(): boolean {
+  return runtime !== null;
 }
 
 /** Bytes of WebAssembly memory Flite holds (one instance, shared by every synthesis). */

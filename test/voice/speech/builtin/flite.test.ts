@@ -2,7 +2,7 @@
 // rates, speed, sentence streaming, abort, and the text splitting that drives it.
 import { describe, expect, test } from "bun:test";
 import { builtinTts, builtinVoices, DEFAULT_BUILTIN_VOICE } from "../../../../src/voice/speech/builtin/index.ts";
-import { splitForSynthesis } from "../../../../src/voice/speech/builtin/flite.ts";
+import { fliteLoaded, setFliteIdleRelease, splitForSynthesis } from "../../../../src/voice/speech/builtin/flite.ts";
 import type { SynthesisOptions } from "../../../../src/voice/speech/types.ts";
 
 const tts = builtinTts();
@@ -116,6 +116,26 @@ describe("builtin:flite synthesis", () => {
   test("non-ASCII text is folded so Flite can read it", async () => {
     expect(splitForSynthesis("Café “naïve” — costs €5.")).toEqual(['Cafe "naive" , costs 5 euros.']);
     expect(rms(await speak("Café “naïve” — déjà vu"))).toBeGreaterThan(300);
+  });
+});
+
+describe("builtin:flite memory", () => {
+  test("an idle Flite is released and loads again for the next sentence", async () => {
+    setFliteIdleRelease(300);
+    try {
+      expect(samplesIn(await speak(SENTENCE))).toBeGreaterThan(0);
+      expect(fliteLoaded()).toBe(true);
+      await Bun.sleep(150);
+      expect(samplesIn(await speak("Still here."))).toBeGreaterThan(0); // use postpones the release
+      await Bun.sleep(200);
+      expect(fliteLoaded()).toBe(true);
+      await Bun.sleep(400);
+      expect(fliteLoaded()).toBe(false);
+      expect(rms(await speak(SENTENCE))).toBeGreaterThan(500);
+      expect(fliteLoaded()).toBe(true);
+    } finally {
+      setFliteIdleRelease(60_000);
+    }
   });
 });
 
