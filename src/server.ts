@@ -12,7 +12,7 @@ import { configOf, referencedAgent } from "./modules/agents/service.ts";
 import { finalizeCall } from "./modules/calls/finalize.ts";
 import { inboundCalls } from "./modules/calls/inbound.ts";
 import { endCallsOfPreviousRun, FINALIZE_JOB, onCallEnd } from "./modules/calls/lifecycle.ts";
-import { PLACE_JOB } from "./modules/calls/service.ts";
+import { createOutboundCall, PLACE_JOB } from "./modules/calls/service.ts";
 import { DISPATCH_JOB, dispatchCampaign } from "./modules/campaigns/dispatcher.ts";
 import { recordCampaignOutcome } from "./modules/campaigns/outcomes.ts";
 import { campaignsUsingAgent } from "./modules/campaigns/service.ts";
@@ -105,8 +105,8 @@ function registerJobHandlers(ctx: Parley): void {
   // Extraction may wait on a model for seconds; a failed attempt retries with backoff.
   ctx.jobs.register<{ call_id: string; slots: Record<string, unknown> }>(FINALIZE_JOB, (job) => finalizeCall(ctx, job), { concurrency: 4, maxAttempts: 5 });
   // One dispatcher job per running campaign at a time (its unique key); each look is one short transaction.
-  ctx.jobs.register<{ campaign_id: string }>(DISPATCH_JOB, (job) => dispatchCampaign(ctx, job), { concurrency: 4, maxAttempts: 1000 });
-  ctx.jobs.register<{ schedule_id: string; run_at: number }>(RUN_JOB, (job) => runSchedule(ctx, job), { concurrency: 4, maxAttempts: 3 });
+  ctx.jobs.register<{ campaign_id: string }>(DISPATCH_JOB, (job) => dispatchCampaign(ctx, (workspaceId, input, extra) => createOutboundCall(ctx, workspaceId, input, extra), job), { concurrency: 4, maxAttempts: 1000 });
+  ctx.jobs.register<{ schedule_id: string; run_at: number }>(RUN_JOB, (job) => runSchedule(ctx, (workspaceId, input) => createOutboundCall(ctx, workspaceId, input), job), { concurrency: 4, maxAttempts: 3 });
 }
 
 export interface RunningServer {

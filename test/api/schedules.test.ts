@@ -14,7 +14,8 @@ import { createLogger } from "../../src/core/logger.ts";
 import { jobs, scheduleRuns, schedules } from "../../src/db/schema/index.ts";
 import { enqueueJob } from "../../src/jobs/queue.ts";
 import type { RunningJob } from "../../src/jobs/runner.ts";
-import { runSchedule } from "../../src/modules/schedules/runner.ts";
+import { createOutboundCall } from "../../src/modules/calls/service.ts";
+import { runSchedule, type PlaceScheduledCall } from "../../src/modules/schedules/runner.ts";
 import { RUN_JOB } from "../../src/modules/schedules/service.ts";
 import { ApiClient } from "../helpers/client.ts";
 import { createKey, registerUser, serverWithUser } from "../helpers/fixtures.ts";
@@ -334,16 +335,17 @@ describe("schedules on one server", () => {
     expect(enqueueJob(ctx(), { type: RUN_JOB, payload: { schedule_id: sch.id, run_at: due }, uniqueKey: key, runAt: due }).inserted).toBe(true);
     await ctx().jobs.drain();
     expect(jobsOf(ctx(), sch.id, due).map((j) => j.state)).toEqual(["completed", "completed"]);
-    // The handler run twice more by hand: still nothing.
-    await runSchedule(ctx(), fakeJob(sch.id, due, s.user.workspaceId));
-    await runSchedule(ctx(), fakeJob(sch.id, due, s.user.workspaceId));
+    // The handler run twice more by hand (with the real call placement): still nothing.
+    const placeCall: PlaceScheduledCall = (workspaceId, input) => createOutboundCall(ctx(), workspaceId, input);
+    await runSchedule(ctx(), placeCall, fakeJob(sch.id, due, s.user.workspaceId));
+    await runSchedule(ctx(), placeCall, fakeJob(sch.id, due, s.user.workspaceId));
     expect(callsOf(ctx(), sch.id)).toHaveLength(1);
 
     // A worker that still sees the schedule as due (a stale read): the (schedule, run time) row exists,
     // so its transaction fails whole and the call it began is rolled back with it.
     const [call] = callsOf(ctx(), sch.id);
     ctx().db.update(schedules).set({ status: "scheduled", nextRunAt: due }).where(eq(schedules.id, sch.id)).run();
-    await expect(runSchedule(ctx(), fakeJob(sch.id, due, s.user.workspaceId))).rejects.toThrow(/UNIQUE/);
+    await expect(runSchedule(ctx(), placeCall, fakeJob(sch.id, due, s.user.workspaceId))).rejects.toThrow(/UNIQUE/);
     expect(callsOf(ctx(), sch.id)).toEqual([call]);
     const runs = ctx().db.select().from(scheduleRuns).where(and(eq(scheduleRuns.scheduleId, sch.id), eq(scheduleRuns.runAt, due))).all();
     expect(runs.map((r) => r.callId)).toEqual([call.id]);

@@ -42,9 +42,9 @@ const CROSS_FEATURE_DEBT = [
   "agents -> knowledge-base/repo.ts", "agents -> tools/invoke.ts", "agents -> tools/repo.ts", "agents -> webhooks/agent-webhooks.ts",
   "agents -> webhooks/service.ts", "agents -> workspaces/service.ts", "auth -> api-keys/service.ts", "auth -> workspaces/repo.ts",
   "auth -> workspaces/service.ts", "calls -> agents/repo.ts", "calls -> agents/service.ts", "calls -> phone-numbers/service.ts",
-  "campaigns -> agents/repo.ts", "campaigns -> agents/service.ts", "campaigns -> calls/lifecycle.ts", "campaigns -> calls/service.ts",
+  "campaigns -> agents/repo.ts", "campaigns -> agents/service.ts", "campaigns -> calls/lifecycle.ts",
   "campaigns -> phone-numbers/service.ts", "members -> auth/repo.ts", "members -> workspaces/repo.ts", "members -> workspaces/service.ts",
-  "phone-numbers -> agents/service.ts", "schedules -> agents/service.ts", "schedules -> calls/service.ts",
+  "phone-numbers -> agents/service.ts", "schedules -> agents/service.ts",
   "schedules -> phone-numbers/service.ts",
 ];
 

@@ -5,7 +5,6 @@ import { ApiError } from "../../http/errors.ts";
 import { enqueueOrAdvance } from "../../jobs/queue.ts";
 import type { RunningJob } from "../../jobs/runner.ts";
 import { MINUTE } from "../../lib/time.ts";
-import { createOutboundCall } from "../calls/service.ts";
 import { earliestRetry, nextDueContact, WAITING, waitingZones, type ZoneFilter } from "./contact-queue.ts";
 import type { CampaignRow } from "./models.ts";
 import { completeCampaign, contactCounts, countInStates, findCampaign } from "./repo.ts";
@@ -24,18 +23,28 @@ export function wakeDispatcher(ctx: AppContext, campaign: Pick<CampaignRow, "id"
  * contact is claimed (status `dialing`, attempt counted) in the same transaction that creates its
  * call, so no contact is ever dialled twice for one attempt: not by two dispatchers, not after a crash.
  */
-export async function dispatchCampaign(ctx: AppContext, job: RunningJob<{ campaign_id: string }>): Promise<void> {
+/**
+ * Queues a call for a contact (the calls feature's createOutboundCall, handed over by the
+ * composition root); throws ApiError when the agent cannot call.
+ */
+export type PlaceCampaignCall = (
+  workspaceId: string,
+  input: { agent_id: string; to: string; fromNumberId: string | null; variables: Record<string, unknown>; simulation?: Record<string, unknown> },
+  extra: { campaignId: string; contactId: number },
+) => { id: string };
+
+export async function dispatchCampaign(ctx: AppContext, placeCall: PlaceCampaignCall, job: RunningJob<{ campaign_id: string }>): Promise<void> {
   ctx.sqlite.transaction(() => {
     job.complete();
     const campaign = findCampaign(ctx, job.payload.campaign_id);
     if (!campaign || campaign.status !== "running") return;
-    const next = dispatchOnce(ctx, campaign);
+    const next = dispatchOnce(ctx, placeCall, campaign);
     if (next !== null) wakeDispatcher(ctx, campaign, next);
   })();
 }
 
 /** Dials what it may now; returns when to look again (null: a call's end will wake it). */
-function dispatchOnce(ctx: AppContext, campaign: CampaignRow): number | null {
+function dispatchOnce(ctx: AppContext, placeCall: PlaceCampaignCall, campaign: CampaignRow): number | null {
   const now = ctx.clock.now();
   if (campaign.startAt && campaign.startAt > now) return campaign.startAt;
   if (campaign.endAt && campaign.endAt <= now) {
@@ -60,8 +69,7 @@ function dispatchOnce(ctx: AppContext, campaign: CampaignRow): number | null {
       .run().changes;
     if (!claimed) break; // cannot happen inside this transaction; never spin on it
     try {
-      const call = createOutboundCall(
-        ctx,
+      const call = placeCall(
         campaign.workspaceId,
         { agent_id: campaign.agentId, to: contact.phone, fromNumberId: campaign.fromNumberId, variables: contact.variables, simulation: campaign.simulation ?? undefined },
         { campaignId: campaign.id, contactId: contact.id },

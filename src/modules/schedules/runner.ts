@@ -4,9 +4,17 @@ import { scheduleRuns, schedules } from "../../db/schema/index.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { RunningJob } from "../../jobs/runner.ts";
 import { MINUTE, toIso } from "../../lib/time.ts";
-import { createOutboundCall } from "../calls/service.ts";
 import type { ScheduleRow } from "./models.ts";
 import { cronOf, enqueueRun, nextCronRun } from "./service.ts";
+
+/**
+ * Queues a call (the calls feature's createOutboundCall, handed over by the composition root);
+ * throws ApiError when the agent cannot call.
+ */
+export type PlaceScheduledCall = (
+  workspaceId: string,
+  input: { agent_id: string; to: string; from?: string; variables: Record<string, unknown>; metadata: Record<string, unknown> },
+) => { id: string };
 
 /** Occurrences of a recurring schedule recorded one by one as missed after a long outage, at most. */
 const MAX_MISSED_RECORDED = 100;
@@ -17,7 +25,7 @@ const MAX_MISSED_RECORDED = 100;
  * as the call it places, so a run never places two calls. A run found more than the grace period
  * late (the server was down) is recorded as missed instead of calling someone at the wrong time.
  */
-export async function runSchedule(ctx: AppContext, job: RunningJob<{ schedule_id: string; run_at: number }>): Promise<void> {
+export async function runSchedule(ctx: AppContext, placeCall: PlaceScheduledCall, job: RunningJob<{ schedule_id: string; run_at: number }>): Promise<void> {
   ctx.sqlite.transaction(() => {
     job.complete();
     const schedule = ctx.db.select().from(schedules).where(eq(schedules.id, job.payload.schedule_id)).get();
@@ -32,17 +40,17 @@ export async function runSchedule(ctx: AppContext, job: RunningJob<{ schedule_id
     const latest = owed[owed.length - 1]!;
     const placeable = now - latest <= grace;
     for (const at of placeable ? owed.slice(0, -1) : owed) recordMissed(ctx, schedule, at, now, now - at > grace ? null : latest);
-    const outcome = placeable ? dispatch(ctx, schedule, latest) : "missed";
+    const outcome = placeable ? dispatch(ctx, placeCall, schedule, latest) : "missed";
     advance(ctx, schedule, now, outcome);
   })();
 }
 
 type RunOutcome = "dispatched" | "missed" | "failed";
 
-function dispatch(ctx: AppContext, schedule: ScheduleRow, runAt: number): RunOutcome {
+function dispatch(ctx: AppContext, placeCall: PlaceScheduledCall, schedule: ScheduleRow, runAt: number): RunOutcome {
   const now = ctx.clock.now();
   try {
-    const call = createOutboundCall(ctx, schedule.workspaceId, { agent_id: schedule.agentId, to: schedule.to, from: schedule.from ?? undefined, variables: schedule.variables, metadata: { ...schedule.metadata, schedule_id: schedule.id } });
+    const call = placeCall(schedule.workspaceId, { agent_id: schedule.agentId, to: schedule.to, from: schedule.from ?? undefined, variables: schedule.variables, metadata: { ...schedule.metadata, schedule_id: schedule.id } });
     ctx.db.insert(scheduleRuns).values({ scheduleId: schedule.id, runAt, status: "dispatched", callId: call.id, detail: null, createdAt: now }).run();
     return "dispatched";
   } catch (error) {
