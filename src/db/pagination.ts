@@ -1,4 +1,4 @@
-import { and, eq, lt, or, type SQL } from "drizzle-orm";
+import { and, eq, lt, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { CursorPosition } from "../lib/cursor.ts";
 
@@ -10,6 +10,14 @@ export interface PageRequest {
 
 /** Rows newer-first: everything strictly after the cursor in (created_at DESC, id DESC) order. */
 export function afterCursor(createdAt: SQLiteColumn, id: SQLiteColumn, after: CursorPosition | null): SQL | undefined {
-  if (!after) return undefined;
-  return or(lt(createdAt, after.at), and(eq(createdAt, after.at), lt(id, after.id)));
+  return after ? strictlyAfter(createdAt, id, after.at, after.id) : undefined;
+}
+
+/** The same condition for a prepared statement: the position is bound as the placeholders `at` and `id`. */
+export function afterCursorPlaceholders(createdAt: SQLiteColumn, id: SQLiteColumn): SQL {
+  return strictlyAfter(createdAt, id, sql.placeholder("at"), sql.placeholder("id"));
+}
+
+function strictlyAfter(createdAt: SQLiteColumn, id: SQLiteColumn, at: unknown, rowId: unknown): SQL {
+  return or(lt(createdAt, at), and(eq(createdAt, at), lt(id, rowId)))!;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { serverWithUser } from "../helpers/fixtures.ts";
+import { walkPages } from "../helpers/pages.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
 import { verifySignatures } from "../helpers/webhooks.ts";
 
@@ -29,6 +30,18 @@ describe("agents", () => {
     expect(fetched.body.webhook_secret).toBeUndefined();
     const list = await s.server.api.get("/v1/agents", { token: token() });
     expect(list.body.data.map((a: any) => a.id)).toContain(res.body.id);
+  });
+
+  test("the list pages with a cursor: every agent once, newest first", async () => {
+    const created: string[] = [];
+    for (let i = 0; i < 5; i++) created.push((await s.server.api.post("/v1/agents", { name: `Paged ${i}` }, { token: token() })).body.id);
+    const onePage = (await s.server.api.get("/v1/agents?limit=50", { token: token() })).body.data as { id: string; created_at: string }[];
+    // Newest first; agents created in the same millisecond are ordered by id (the cursor's tie-break).
+    const newestFirst = [...onePage].sort((a, b) => b.created_at.localeCompare(a.created_at) || (a.id < b.id ? 1 : -1));
+    expect(onePage.map((a) => a.id)).toEqual(newestFirst.map((a) => a.id));
+    const paged = await walkPages(s.server.api, "/v1/agents", token(), 2);
+    expect(paged).toEqual(onePage.map((a) => a.id));
+    expect(paged).toEqual(expect.arrayContaining(created));
   });
 
   test("validation names each field: schema, references and flow wiring", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { serverWithUser } from "../helpers/fixtures.ts";
+import { walkPages } from "../helpers/pages.ts";
 
 const s = serverWithUser();
 
@@ -71,16 +72,7 @@ describe("API keys", () => {
   test("list pages with a cursor", async () => {
     const user = (await s.server.api.post("/v1/auth/login", { email: s.user.email, password: s.user.password })).body.access_token;
     for (let i = 0; i < 5; i++) await s.server.api.post("/v1/api-keys", { name: `page-${i}`, scope: "read-only" }, { token: user });
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const res: any = await s.server.api.get(`/v1/api-keys?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: user });
-      expect(res.status).toBe(200);
-      expect(res.body.data.length).toBeLessThanOrEqual(2);
-      seen.push(...res.body.data.map((k: any) => k.id));
-      cursor = res.body.has_more ? res.body.next_cursor : null;
-      if (!res.body.has_more) expect(res.body.next_cursor).toBeNull();
-    } while (cursor);
+    const seen = await walkPages(s.server.api, "/v1/api-keys", user, 2);
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.length).toBeGreaterThanOrEqual(5);
   });

@@ -2,7 +2,7 @@ import { and, desc, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { prepared } from "../../db/prepared.ts";
 import { agents, agentVersions } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../db/pagination.ts";
+import { afterCursorPlaceholders, type PageRequest } from "../../db/pagination.ts";
 
 export type AgentRow = typeof agents.$inferSelect;
 export type AgentVersionRow = typeof agentVersions.$inferSelect;
@@ -24,7 +24,7 @@ const listPage = (after: boolean) =>
       .where(
         and(
           eq(agents.workspaceId, sql.placeholder("workspaceId")),
-          after ? afterCursor(agents.createdAt, agents.id, { at: sql.placeholder("at") as unknown as number, id: sql.placeholder("id") as unknown as string }) : undefined,
+          after ? afterCursorPlaceholders(agents.createdAt, agents.id) : undefined,
         ),
       )
       .orderBy(desc(agents.createdAt), desc(agents.id))
