@@ -1,7 +1,7 @@
 // Voices (endpoints 91–92): the built-in Flite voices and those of provider connections, and previews
 // synthesised by each, checked by decoding the audio that comes back.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MPEGDecoder } from "mpg123-decoder";
+import { decodeMp3 } from "../helpers/mp3.ts";
 import { decodeWav } from "../../src/voice/media/wav-format.ts";
 import { serverWithUser } from "../helpers/fixtures.ts";
 import { rms, startFakeElevenLabs, startFakeOpenAiAudio, toneFrequency, type FakeElevenLabs, type FakeOpenAiAudio } from "../helpers/fake-speech/index.ts";
@@ -41,15 +41,6 @@ async function preview(body: Record<string, unknown>) {
   return { status: res.status, headers: res.headers, bytes, json: () => JSON.parse(new TextDecoder().decode(bytes)) };
 }
 
-async function decodeMp3(bytes: Uint8Array) {
-  const decoder = new MPEGDecoder();
-  await decoder.ready;
-  try {
-    return decoder.decode(bytes);
-  } finally {
-    decoder.free();
-  }
-}
 
 describe("GET /v1/voices", () => {
   test("lists the built-in voices and each speaking connection's, with provider_id", async () => {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MPEGDecoder } from "mpg123-decoder";
+import { decodeMp3 } from "../../helpers/mp3.ts";
 import { wavFileToMp3, wavFileToMp3Chunks } from "../../../src/voice/media/mp3.ts";
 import { encodeWav } from "../../../src/voice/media/wav-format.ts";
 import { dominantFrequency, sine } from "./signals.ts";
@@ -44,15 +44,6 @@ function mp3Frames(bytes: Uint8Array): FrameHeader[] {
   return frames;
 }
 
-async function decode(bytes: Uint8Array) {
-  const decoder = new MPEGDecoder();
-  await decoder.ready;
-  try {
-    return decoder.decode(bytes);
-  } finally {
-    decoder.free();
-  }
-}
 
 function toPcm(channel: Float32Array): Int16Array {
   return Int16Array.from(channel, (v) => Math.round(v * 32767));
@@ -89,7 +80,7 @@ describe("MP3 from a call recording", () => {
       expect(frames.length * 576).toBeGreaterThanOrEqual(3 * sampleRate);
       expect(frames.length * 576).toBeLessThan(3 * sampleRate + 4 * 576);
 
-      const decoded = await decode(bytes);
+      const decoded = await decodeMp3(bytes);
       expect(decoded.errors).toEqual([]);
       expect(decoded.sampleRate).toBe(sampleRate);
       const middle = (channel: Float32Array) => toPcm(channel.subarray(sampleRate, 2 * sampleRate));
@@ -112,7 +103,7 @@ describe("MP3 from a call recording", () => {
     }
     const frames = mp3Frames(bytes);
     expect(frames.every((f) => f.mono && f.bitrateKbps === 32 && f.sampleRate === 16000)).toBe(true);
-    const decoded = await decode(bytes);
+    const decoded = await decodeMp3(bytes);
     const mixed = toPcm(decoded.channelData[0].subarray(8000, 24000));
     // Both sides are in the mix.
     expect(dominantFrequency(mixed, 16000, 200, 600)).toBe(440);
@@ -127,7 +118,7 @@ describe("MP3 from a call recording", () => {
     const bytes = new Uint8Array(readFileSync(mp3));
     const frames = mp3Frames(bytes);
     expect(frames.every((f) => f.mono && f.bitrateKbps === 16 && f.version === "2.5")).toBe(true);
-    const decoded = await decode(bytes);
+    const decoded = await decodeMp3(bytes);
     expect(dominantFrequency(toPcm(decoded.channelData[0].subarray(2000, 6000)), 8000, 300, 1500)).toBe(700);
   });
 
