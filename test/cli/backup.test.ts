@@ -1,10 +1,9 @@
 // parley backup and restore, with real processes: an archive taken while the server is being written
 // to restores into another directory with identical row counts and file checksums, and the restored
 // instance serves (and erases) its own copies of the recordings.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { readTar } from "../../src/cli/tar.ts";
 import type { BackupManifest } from "../../src/cli/backup.ts";
@@ -12,14 +11,9 @@ import { tableCounts } from "../../src/cli/backup.ts";
 import { Database } from "../../src/db/native.ts";
 import { ApiClient } from "../helpers/client.ts";
 import { FROM_SOURCE, runParley, spawnServer } from "../helpers/process.ts";
+import { tempDirs } from "../helpers/temp-dirs.ts";
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "parley-backup-test-"));
-  dirs.push(dir);
-  return dir;
-};
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tempDir = tempDirs("parley-backup-test-");
 
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 

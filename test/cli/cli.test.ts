@@ -1,18 +1,12 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { statSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "../../src/db/native.ts";
 import { ApiClient } from "../helpers/client.ts";
 import { FROM_SOURCE, runParley, spawnServer } from "../helpers/process.ts";
+import { tempDirs } from "../helpers/temp-dirs.ts";
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "parley-cli-"));
-  dirs.push(dir);
-  return dir;
-};
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tempDir = tempDirs("parley-cli-");
 
 const expectOneLineError = (result: { exitCode: number; stderr: string }, pattern: RegExp) => {
   expect(result.exitCode).not.toBe(0);

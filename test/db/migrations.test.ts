@@ -1,18 +1,15 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/connection.ts";
 import { applyMigrations, MigrationError } from "../../src/db/migrate.ts";
 import { MIGRATIONS } from "../../src/db/migrations.ts";
 import { journalProblems, readMigrationSet } from "../../scripts/check-migrations.ts";
+import { tempDirs } from "../helpers/temp-dirs.ts";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const tempDir = tempDirs("parley-migrate-");
 
 function freshDb() {
-  const dir = mkdtempSync(join(tmpdir(), "parley-migrate-"));
-  dirs.push(dir);
+  const dir = tempDir();
   return openDatabase(join(dir, "test.db"), dir).sqlite;
 }
 
