@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { HttpContext } from "./http/context.ts";
+import type { CarrierRegistry } from "./telephony/registry.ts";
 import type { InboundCalls } from "./telephony/types.ts";
 import type { AgentConfig } from "./voice/agent-config.ts";
 import type { BrainServices } from "./voice/brains/services.ts";
@@ -13,6 +14,8 @@ import { createRequestMeta } from "./http/request-meta.ts";
 import { RouteIndex } from "./http/route-index.ts";
 import { agentRoutes } from "./modules/agents/routes.ts";
 import { callRoutes } from "./modules/calls/routes.ts";
+import { carrierRoutes } from "./modules/carriers/routes.ts";
+import type { CarrierUsage } from "./modules/carriers/service.ts";
 import { campaignRoutes } from "./modules/campaigns/routes.ts";
 import { apiKeyRoutes } from "./modules/api-keys/routes.ts";
 import { auditLogRoutes } from "./modules/audit-log/routes.ts";
@@ -26,14 +29,16 @@ import { phoneNumberRoutes } from "./modules/phone-numbers/routes.ts";
 import { scheduleRoutes } from "./modules/schedules/routes.ts";
 import { toolRoutes } from "./modules/tools/routes.ts";
 import { voiceRoutes } from "./modules/voices/routes.ts";
-import { softphoneRoutes } from "./telephony/simulated/softphone-route.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 
 /** What the composition root hands the route families: the services they reach across features. */
 export interface AppServices {
   brains: BrainServices;
+  carriers: CarrierRegistry;
   inbound: InboundCalls;
+  /** What still uses a carrier connection (its numbers), one sentence each. */
+  carrierUsage: CarrierUsage;
   /** Agents whose configuration names an id (a tool, a knowledge base, a provider connection). */
   agentsUsing: (workspaceId: string, id: string) => { id: string; name: string }[];
   /** What still depends on an agent (numbers, campaigns, schedules), one sentence each. */
@@ -69,15 +74,19 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(toolRoutes(ctx, services.agentsUsing))
     .use(knowledgeBaseRoutes(ctx, services.agentsUsing))
     .use(providerRoutes(ctx, services.agentsUsing))
-    .use(phoneNumberRoutes(ctx))
-    .use(callRoutes(ctx))
+    .use(phoneNumberRoutes(ctx, services.carriers))
+    .use(carrierRoutes(ctx, services.carriers, services.carrierUsage))
+    .use(callRoutes(ctx, services.carriers))
     .use(voiceRoutes(ctx))
-    .use(softphoneRoutes(ctx, services.inbound))
     .use(campaignRoutes(ctx))
     .use(scheduleRoutes(ctx))
     .use(realtimeRoutes(ctx, services.agentConfig))
-    .use(webhookRoutes(ctx))
-    .use(openApiRoutes(ctx, routes));
+    .use(webhookRoutes(ctx));
+  // Each carrier's own callbacks and media sockets, under /v1/telephony/<kind>/.
+  for (const kind of services.carriers.kinds()) {
+    if (kind.routes) app.use(kind.routes(ctx, { inbound: services.inbound }, `/v1/telephony/${kind.kind}`));
+  }
+  app.use(openApiRoutes(ctx, routes));
   routes.load(app.routes);
   if (!ctx.config.checkResponses) routes.skipResponseChecks();
   return { app, routes };

@@ -16,7 +16,7 @@ import { createOutboundCall, PLACE_JOB } from "./modules/calls/service.ts";
 import { DISPATCH_JOB, dispatchCampaign } from "./modules/campaigns/dispatcher.ts";
 import { recordCampaignOutcome } from "./modules/campaigns/outcomes.ts";
 import { campaignsUsingAgent } from "./modules/campaigns/service.ts";
-import { numbersUsingAgent } from "./modules/phone-numbers/service.ts";
+import { numbersOnCarrier, numbersUsingAgent } from "./modules/phone-numbers/service.ts";
 import { runSchedule } from "./modules/schedules/runner.ts";
 import { RUN_JOB, schedulesUsingAgent } from "./modules/schedules/service.ts";
 import { invokeTool } from "./modules/tools/invoke.ts";
@@ -25,6 +25,8 @@ import { findTool, findTools } from "./modules/tools/repo.ts";
 import { connectionOf } from "./providers/connection.ts";
 import { findProvider } from "./providers/store.ts";
 import { startSystemSweeps } from "./scheduler/system-sweeps.ts";
+import { CarrierRegistry } from "./telephony/registry.ts";
+import { simulatedKind } from "./telephony/simulated/kind.ts";
 import type { BrainServices } from "./voice/brains/services.ts";
 import { placeCall } from "./modules/calls/connect.ts";
 import { endLiveCallsAtShutdown, watchLiveCalls } from "./voice/runtime/watchdog.ts";
@@ -41,6 +43,8 @@ const MAX_REQUEST_BODY_BYTES = 32 * 1024 * 1024;
 /** One Parley: the context every feature shares, with the job runner this process drives. */
 export interface Parley extends HttpContext {
   jobs: JobRunner;
+  /** Every carrier kind of this build, and the live carrier of each connection in use. */
+  carriers: CarrierRegistry;
   /** What the route families reach across features. */
   services: AppServices;
 }
@@ -49,14 +53,17 @@ export interface Parley extends HttpContext {
 export function createParley(options: ContextOptions): Parley {
   const ctx = withHttp(createContext(options));
   const brains = brainServices(ctx);
+  const carriers = new CarrierRegistry(ctx, [simulatedKind()]);
   const services: AppServices = {
     brains,
-    inbound: inboundCalls(ctx, brains),
+    carriers,
+    inbound: inboundCalls(ctx, brains, carriers),
+    carrierUsage: (workspaceId, connectionId) => numbersOnCarrier(ctx, workspaceId, connectionId),
     agentsUsing: (workspaceId, id) => agentsReferencing(ctx.db, workspaceId, id),
     agentConfig: (workspaceId, agentId) => configOf(referencedAgent(ctx, workspaceId, agentId)),
     agentUsage: (workspaceId, agentId) => [numbersUsingAgent, campaignsUsingAgent, schedulesUsingAgent].flatMap((check) => check(ctx, workspaceId, agentId)),
   };
-  const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }), services });
+  const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }), carriers, services });
   registerJobHandlers(parley);
   return parley;
 }
@@ -85,6 +92,7 @@ function brainServices(ctx: AppContext): BrainServices {
 }
 
 export function closeParley(parley: Parley): void {
+  parley.carriers.close();
   closeContext(parley);
 }
 
@@ -101,12 +109,12 @@ function registerJobHandlers(ctx: Parley): void {
   // Embedding is CPU work on this box (the built-in embedder): two at a time leave room for requests.
   ctx.jobs.register<{ source_id: string }>(INDEX_JOB, (job) => indexSource(ctx, job), { concurrency: 2, maxAttempts: 5 });
   // Dialing only starts a call (the call then lives in memory), so many can be placed at once.
-  ctx.jobs.register<{ call_id: string }>(PLACE_JOB, (job) => placeCall(ctx, ctx.services.brains, job), { concurrency: 16, maxAttempts: 1 });
+  ctx.jobs.register<{ call_id: string }>(PLACE_JOB, (job) => placeCall(ctx, ctx.services.brains, ctx.carriers, job), { concurrency: 16, maxAttempts: 1 });
   // Extraction may wait on a model for seconds; a failed attempt retries with backoff.
   ctx.jobs.register<{ call_id: string; slots: Record<string, unknown> }>(FINALIZE_JOB, (job) => finalizeCall(ctx, job), { concurrency: 4, maxAttempts: 5 });
   // One dispatcher job per running campaign at a time (its unique key); each look is one short transaction.
-  ctx.jobs.register<{ campaign_id: string }>(DISPATCH_JOB, (job) => dispatchCampaign(ctx, (workspaceId, input, extra) => createOutboundCall(ctx, workspaceId, input, extra), job), { concurrency: 4, maxAttempts: 1000 });
-  ctx.jobs.register<{ schedule_id: string; run_at: number }>(RUN_JOB, (job) => runSchedule(ctx, (workspaceId, input) => createOutboundCall(ctx, workspaceId, input), job), { concurrency: 4, maxAttempts: 3 });
+  ctx.jobs.register<{ campaign_id: string }>(DISPATCH_JOB, (job) => dispatchCampaign(ctx, (workspaceId, input, extra) => createOutboundCall(ctx, ctx.carriers, workspaceId, input, extra), job), { concurrency: 4, maxAttempts: 1000 });
+  ctx.jobs.register<{ schedule_id: string; run_at: number }>(RUN_JOB, (job) => runSchedule(ctx, (workspaceId, input) => createOutboundCall(ctx, ctx.carriers, workspaceId, input), job), { concurrency: 4, maxAttempts: 3 });
 }
 
 export interface RunningServer {

@@ -115,10 +115,10 @@ class BenchLeg implements CallLeg {
   }
 }
 
-const number = buyNumber(ctx, workspace.id, { area_code: "415" });
+const number = await buyNumber(ctx, ctx.carriers, workspace.id, { area_code: "415" });
 
 function startCall(agentId: string, tts: TextToSpeech, offset: number): { leg: BenchLeg; session: CallSession; callId: string } {
-  const call = createOutboundCall(ctx, workspace.id, { agent_id: agentId, to: "+12125550150", from: number.number, simulation: { recognition: "simulated" } });
+  const call = createOutboundCall(ctx, ctx.carriers, workspace.id, { agent_id: agentId, to: "+12125550150", from: number.number, simulation: { recognition: "simulated" } });
   const leg = new BenchLeg(offset);
   const session = new CallSession({
     ctx,

@@ -43,3 +43,28 @@ export function toPage<Row, Item>(
     next_cursor: hasMore ? encodeCursor(position(shown[shown.length - 1])) : null,
   };
 }
+
+/**
+ * A list headed by one built-in item that is never stored (the offline engines, the simulated
+ * carrier): it opens the first page and counts toward its limit; later pages are rows only.
+ * `load` returns up to limit + 1 rows after the position it is given.
+ */
+export function pageWithBuiltIn<Row extends { createdAt: number; id: string }, Item, BuiltIn>(
+  page: PageRequest,
+  builtIn: BuiltIn,
+  load: (page: PageRequest) => Row[],
+  render: (row: Row) => Item,
+): { data: (Item | BuiltIn)[]; has_more: boolean; next_cursor: string | null } {
+  const position = (row: Row) => ({ at: row.createdAt, id: row.id });
+  if (page.after) return toPage(load(page), page, position, render);
+  const rows = load({ limit: page.limit, after: null });
+  const shown = rows.slice(0, page.limit - 1);
+  const hasMore = rows.length > shown.length;
+  const last = shown.at(-1);
+  return {
+    data: [builtIn, ...shown.map(render)],
+    has_more: hasMore,
+    // With only the built-in item shown, the next page starts at the newest row.
+    next_cursor: hasMore ? encodeCursor(last ? position(last) : { at: Number.MAX_SAFE_INTEGER, id: "~" }) : null,
+  };
+}

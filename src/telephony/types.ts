@@ -37,22 +37,67 @@ export interface DialRequest {
   options: Record<string, unknown>;
 }
 
+/** A number a carrier offers for sale. */
+export interface AvailableNumber {
+  number: string;
+  /** Where it rings (`US 415`), when the carrier says. */
+  region: string | null;
+}
+
+/** Whether Parley already has a number (on any workspace): carriers with a shared range skip those. */
+export type NumberTaken = (number: string) => boolean;
+
+/** A carrier's numbers, as far as its API goes. Errors are ApiErrors naming the field at fault. */
+export interface NumberInventory {
+  search(query: { areaCode?: string; contains?: string; limit: number }, taken: NumberTaken): Promise<AvailableNumber[]>;
+  /** Buys the number asked for, or the first free one in the area code; resolves to the E.164 number bought. */
+  buy(request: { number?: string; areaCode?: string }, taken: NumberTaken): Promise<string>;
+  /** Bring your own number: confirms the account really has it and points its calls at Parley. */
+  adopt(number: string): Promise<void>;
+  /** Gives the number back to the carrier (or detaches it from Parley, for one that was brought). */
+  release(number: string): Promise<void>;
+}
+
+/** A carrier connection made live: what the calls and numbers features drive. */
 export interface Carrier {
-  readonly id: string;
+  readonly connectionId: string;
+  readonly kind: string;
   /** Starts an outbound call; the leg reports ringing, then answered or ended. */
   dial(request: DialRequest): CallLeg;
+  readonly numbers: NumberInventory;
+  /**
+   * Carrier-specific settings an outbound call may carry (the `simulation` block): a field error
+   * saying what is wrong with them, or null when they are fine. Carriers that take none refuse any.
+   */
+  checkDialOptions(options: Record<string, unknown>): { field: string; message: string } | null;
+  /** Whether the far end's own words may stand in for speech recognition (a scripted caller or callee). */
+  scriptedRecognition(direction: "inbound" | "outbound", options: Record<string, unknown> | null): boolean;
+  /** Lets go of sockets and timers when the connection changes or the server stops. */
+  close(): void;
+}
+
+/** A carrier connection as the carrier code sees it: credentials unsealed. */
+export interface CarrierConnection {
+  id: string;
+  workspaceId: string;
+  name: string;
+  kind: string;
+  settings: Record<string, unknown>;
+  credentials: Record<string, string>;
+  updatedAt: number;
 }
 
 /** A call arriving from a carrier, before Parley has answered it. */
 export interface InboundRequest {
-  carrier: string;
+  /** The kind of carrier it arrived on (`simulated`, `sip`, …); the number must be on a connection of that kind. */
+  kind: string;
+  /** The connection it arrived on, when the carrier says (one Twilio account among several). */
+  connectionId?: string;
   /** The workspace's number that was called (E.164). */
   to: string;
   from: string | null;
   /** Carrier-specific settings kept with the call. */
   carrierOptions: Record<string, unknown> | null;
-  /** The simulated carrier may stand in for recognition with the callee's own text. */
-  simulatedRecognition: boolean;
 }
 
 /**

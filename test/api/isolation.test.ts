@@ -49,6 +49,10 @@ beforeAll(async () => {
   objectOfA["/v1/tools/{id}"] = tool.body.id;
   objectOfA["/v1/providers/{id}"] = provider.body.id;
   objectOfA["/v1/providers/{id}/check"] = provider.body.id;
+  const carrier = await server.api.post("/v1/telephony/carriers", { name: "A's lab carrier", kind: "simulated" }, { token: aKey.secret });
+  expect(carrier.status).toBe(201);
+  objectOfA["/v1/telephony/carriers/{id}"] = carrier.body.id;
+  idsOfA.push(carrier.body.id);
   const number = await server.api.post("/v1/phone-numbers/buy", { area_code: "303", label: "A's line" }, { token: aKey.secret });
   await server.api.post(`/v1/phone-numbers/${number.body.id}/assign`, { agent_id: agent.body.id }, { token: aKey.secret });
   // 555-0101 is the simulated carrier's busy destination: the call ends on its own within a second.
@@ -86,6 +90,7 @@ const VALID_BODY: Record<string, unknown> = {
   "POST /v1/knowledge-base/{id}/sources": { type: "text", name: "B's", text: "planted by B" },
   "POST /v1/knowledge-base/{id}/query": { query: "secret notes" },
   "PATCH /v1/providers/{id}": { name: "renamed by B" },
+  "PATCH /v1/telephony/carriers/{id}": { name: "renamed by B" },
   "PATCH /v1/workspaces/current/members/{id}": { role: "viewer" },
   "PATCH /v1/webhooks/{id}": { description: "changed by B" },
   "PATCH /v1/phone-numbers/{id}": { label: "B's now" },

@@ -336,7 +336,7 @@ describe("schedules on one server", () => {
     await ctx().jobs.drain();
     expect(jobsOf(ctx(), sch.id, due).map((j) => j.state)).toEqual(["completed", "completed"]);
     // The handler run twice more by hand (with the real call placement): still nothing.
-    const placeCall: PlaceScheduledCall = (workspaceId, input) => createOutboundCall(ctx(), workspaceId, input);
+    const placeCall: PlaceScheduledCall = (workspaceId, input) => createOutboundCall(ctx(), ctx().carriers, workspaceId, input);
     await runSchedule(ctx(), placeCall, fakeJob(sch.id, due, s.user.workspaceId));
     await runSchedule(ctx(), placeCall, fakeJob(sch.id, due, s.user.workspaceId));
     expect(callsOf(ctx(), sch.id)).toHaveLength(1);

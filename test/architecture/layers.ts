@@ -25,6 +25,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["modules/members/"],
   ["modules/webhooks/"],
   ["modules/providers/"],
+  ["modules/carriers/"],
   ["modules/tools/"],
   ["modules/knowledge-base/"],
   ["modules/voices/"],

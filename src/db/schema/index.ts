@@ -11,3 +11,4 @@ export * from "./providers.ts";
 export * from "./knowledge.ts";
 export * from "./calls.ts";
 export * from "./campaigns.ts";
+export * from "./telephony.ts";

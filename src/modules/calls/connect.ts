@@ -6,7 +6,7 @@ import { configOf } from "../agents/service.ts";
 import { findAgent, findVersion } from "../agents/repo.ts";
 import { addTimelineEvent, callJournal, endCall, findCall, markRinging, type CallRow } from "./lifecycle.ts";
 import type { RunningJob } from "../../jobs/runner.ts";
-import { carrierFor } from "../../telephony/carriers.ts";
+import type { CarrierRegistry } from "../../telephony/registry.ts";
 import type { CallLeg } from "../../telephony/types.ts";
 import { builtinStt, simulatedUtterances } from "../../voice/speech/builtin/index.ts";
 import { offlineRecognition, sttFor, ttsFor } from "../../voice/speech/engines.ts";
@@ -36,12 +36,13 @@ interface Recognition {
 }
 
 /**
- * The recogniser for this call. Simulated calls may use the simulated one (the callee's own text),
- * chosen explicitly or because the agent wants the offline recogniser and this machine has none.
+ * The recogniser for this call. Where the carrier knows what the far end says (scripted callees),
+ * its text may stand in: chosen explicitly, or because the agent wants the offline recogniser and
+ * this machine has none.
  */
-function recognitionFor(ctx: AppContext, call: CallRow, config: AgentConfig, lineRate: number, simulated: boolean): Recognition & { why: string | null } {
+function recognitionFor(ctx: AppContext, call: CallRow, config: AgentConfig, lineRate: number, scripted: boolean): Recognition & { why: string | null } {
   const wanted = (call.carrierOptions as { recognition?: string } | null)?.recognition;
-  if (simulated && (wanted === "simulated" || (wanted === undefined && config.transcriber.provider_id === "builtin" && !offlineRecognition().available))) {
+  if (scripted && (wanted === "simulated" || (wanted === undefined && config.transcriber.provider_id === "builtin" && !offlineRecognition().available))) {
     return {
       stt: builtinStt("simulated"),
       sampleRate: lineRate,
@@ -54,9 +55,9 @@ function recognitionFor(ctx: AppContext, call: CallRow, config: AgentConfig, lin
 }
 
 /** Puts a CallSession on a leg: engines chosen, recording opened, the conversation loop wired. */
-export function connectLeg(ctx: AppContext, brains: BrainServices, call: CallRow, config: AgentConfig, leg: CallLeg, options: { screenForMachine: boolean; simulatedRecognition: boolean }): CallSession {
+export function connectLeg(ctx: AppContext, brains: BrainServices, call: CallRow, config: AgentConfig, leg: CallLeg, options: { screenForMachine: boolean; scriptedRecognition: boolean }): CallSession {
   const tts = ttsFor(ctx, call.workspaceId, config.voice.provider_id);
-  const recognition = recognitionFor(ctx, call, config, leg.format.sampleRate, options.simulatedRecognition);
+  const recognition = recognitionFor(ctx, call, config, leg.format.sampleRate, options.scriptedRecognition);
   addTimelineEvent(ctx, call, "engines", { tts: tts.id, stt: recognition.stt.id, ...(recognition.why ? { stt_reason: recognition.why } : {}) });
   const session = new CallSession({
     ctx,
@@ -85,7 +86,7 @@ export function connectLeg(ctx: AppContext, brains: BrainServices, call: CallRow
  * same transaction), so a crash can never dial the same call twice; a call left ringing by a crash
  * is ended at the next start.
  */
-export async function placeCall(ctx: AppContext, brains: BrainServices, job: RunningJob<{ call_id: string }>): Promise<void> {
+export async function placeCall(ctx: AppContext, brains: BrainServices, carriers: CarrierRegistry, job: RunningJob<{ call_id: string }>): Promise<void> {
   const call = findCall(ctx, job.payload.call_id);
   if (!call || call.status !== "queued") return;
   const config = agentConfigForCall(ctx, call);
@@ -99,8 +100,10 @@ export async function placeCall(ctx: AppContext, brains: BrainServices, job: Run
       markRinging(ctx, call.id);
       job.complete();
     })();
-    leg = carrierFor(ctx, call.carrier).dial({ callId: call.id, from: call.fromNumber ?? "", to: call.toNumber ?? "", options: call.carrierOptions ?? {} });
-    connectLeg(ctx, brains, { ...call, status: "ringing" }, config, leg, { screenForMachine: true, simulatedRecognition: call.carrier === "simulated" });
+    const carrier = carriers.carrier(call.workspaceId, call.carrier);
+    if (!carrier) throw new Error(`carrier connection ${call.carrier} no longer exists`);
+    leg = carrier.dial({ callId: call.id, from: call.fromNumber ?? "", to: call.toNumber ?? "", options: call.carrierOptions ?? {} });
+    connectLeg(ctx, brains, { ...call, status: "ringing" }, config, leg, { screenForMachine: true, scriptedRecognition: carrier.scriptedRecognition("outbound", call.carrierOptions) });
   } catch (error) {
     leg?.hangup();
     ctx.sqlite.transaction(() => {

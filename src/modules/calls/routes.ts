@@ -10,6 +10,7 @@ import { E164 } from "../phone-numbers/models.ts";
 import type { TurnRecord } from "./lifecycle.ts";
 import { Call, CallEvent, CallsQuery, OutboundBody, Turn, callJson, transcriptText } from "./models.ts";
 import { fileResponse, mp3For, requireRecording } from "./recording.ts";
+import type { CarrierRegistry } from "../../telephony/registry.ts";
 import * as service from "./service.ts";
 
 const doc = docsFor("Calls");
@@ -17,7 +18,7 @@ const doc = docsFor("Calls");
 const EXPORT_PAGE = 500;
 const EXPORT_COLUMNS = ["call_id", "created_at", "direction", "agent_id", "from", "to", "status", "end_reason", "duration_seconds", "started_at", "ended_at", "summary", "extracted", "metadata"];
 
-export function callRoutes(ctx: HttpContext) {
+export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
   const json = (row: Parameters<typeof callJson>[0]) => callJson(row, ctx.publicUrl);
   return new Elysia({ prefix: "/v1/calls" })
     .use(authPlugin(ctx))
@@ -65,7 +66,7 @@ export function callRoutes(ctx: HttpContext) {
         detail: { ...doc("exportCalls", "Calls as CSV"), "x-response-types": ["text/csv"] },
       },
     )
-    .post("/outbound", ({ principal, body }) => status(201, json(service.createOutboundCall(ctx, principal.workspaceId, body))), {
+    .post("/outbound", ({ principal, body }) => status(201, json(service.createOutboundCall(ctx, carriers, principal.workspaceId, body))), {
       auth: "write",
       body: OutboundBody,
       response: { 201: Call },

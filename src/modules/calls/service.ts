@@ -8,8 +8,9 @@ import { newId } from "../../lib/ids.ts";
 import { parseIso } from "../../lib/time.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { liveCalls } from "../../voice/runtime/registry.ts";
-import { isBuiltinVoice } from "../../voice/speech/builtin/index.ts";
 import { agentReadinessProblems } from "../../voice/readiness.ts";
+import type { CarrierRegistry } from "../../telephony/registry.ts";
+import type { Carrier } from "../../telephony/types.ts";
 import { configOf, getAgent, referencedAgent } from "../agents/service.ts";
 import { findNumberById, findOwnedNumber, numberOfAgent, type PhoneNumberRow } from "../phone-numbers/service.ts";
 import { addTimelineEvent, findCall, type CallRow } from "./lifecycle.ts";
@@ -32,7 +33,7 @@ export interface OutboundInput {
  * Checks everything a call needs before it is queued (an agent that can talk, a caller id the
  * workspace owns), records it as `queued`, and queues the job that dials it.
  */
-export function createOutboundCall(ctx: AppContext, workspaceId: string, input: OutboundInput, extra: { campaignId?: string; contactId?: number } = {}): CallRow {
+export function createOutboundCall(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: OutboundInput, extra: { campaignId?: string; contactId?: number } = {}): CallRow {
   const agent = referencedAgent(ctx, workspaceId, input.agent_id);
   const number = input.fromNumberId
     ? findNumberById(ctx, workspaceId, input.fromNumberId)
@@ -42,12 +43,11 @@ export function createOutboundCall(ctx: AppContext, workspaceId: string, input: 
   if (input.fromNumberId && !number) throw invalid("from_number_id", `no phone number ${input.fromNumberId} in this workspace`);
   if (input.from && !number) throw invalid("from", `${input.from} is not a number of this workspace`);
   if (!number) throw new ApiError("agent_not_ready", "the agent has no phone number: assign one (POST /v1/phone-numbers/{id}/assign) or pass `from`");
-  const simulatedRecognition = number.carrier === "simulated" && input.simulation?.recognition !== "agent";
-  const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition });
+  const carrier = carrierOfNumber(carriers, number);
+  const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition: carrier.scriptedRecognition("outbound", input.simulation ?? null) });
   if (problems.length) throw notReady(problems);
-  if (input.simulation && number.carrier !== "simulated") throw invalid("simulation", "applies only to calls on the simulated carrier");
-  const calleeVoice = input.simulation?.voice;
-  if (typeof calleeVoice === "string" && !isBuiltinVoice(calleeVoice)) throw invalid("simulation.voice", `the built-in engine has no voice ${calleeVoice}`);
+  const optionsProblem = input.simulation ? carrier.checkDialOptions(input.simulation) : null;
+  if (optionsProblem) throw invalid(optionsProblem.field, optionsProblem.message);
   const row = newCallRow(ctx, {
     workspaceId,
     agent,
@@ -123,6 +123,13 @@ function newCallRow(ctx: AppContext, call: NewCall): CallRow {
 }
 
 /** Whether a call to this number would be answered, and by which agent; 409 saying why not. */
+/** The live carrier of a number's connection (a connection with numbers cannot be removed). */
+export function carrierOfNumber(carriers: CarrierRegistry, number: PhoneNumberRow): Carrier {
+  const carrier = carriers.carrier(number.workspaceId, number.carrier);
+  if (!carrier) throw new ApiError("number_unavailable", `${number.number} is on carrier connection ${number.carrier}, which no longer exists`);
+  return carrier;
+}
+
 export function checkInboundAllowed(ctx: AppContext, workspaceId: string, number: PhoneNumberRow, simulatedRecognition: boolean) {
   if ((number.inbound as { enabled?: boolean }).enabled === false) throw new ApiError("number_unavailable", `inbound calls to ${number.number} are switched off`);
   if (!number.agentId) throw new ApiError("number_unavailable", `no agent answers ${number.number}: assign one first`);

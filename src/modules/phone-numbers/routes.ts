@@ -5,11 +5,12 @@ import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
 import { AssignBody, AvailableNumber, AvailableQuery, BuyBody, ImportBody, PhoneNumber, PhoneNumberUpdate, phoneNumberJson } from "./models.ts";
+import type { CarrierRegistry } from "../../telephony/registry.ts";
 import * as service from "./service.ts";
 
 const doc = docsFor("Phone numbers");
 
-export function phoneNumberRoutes(ctx: HttpContext) {
+export function phoneNumberRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
   return new Elysia({ prefix: "/v1/phone-numbers" })
     .use(authPlugin(ctx))
     .get(
@@ -20,19 +21,19 @@ export function phoneNumberRoutes(ctx: HttpContext) {
       },
       { auth: "read", query: t.Object(listQuery), response: { 200: ListOf(PhoneNumber) }, detail: doc("listPhoneNumbers", "List") },
     )
-    .get("/available", ({ query }) => ({ data: service.searchAvailable(ctx, query), has_more: false, next_cursor: null }), {
+    .get("/available", async ({ principal, query }) => ({ data: await service.searchAvailable(ctx, carriers, principal.workspaceId, query), has_more: false, next_cursor: null }), {
       auth: "read",
       query: AvailableQuery,
       response: { 200: ListOf(AvailableNumber) },
       detail: doc("searchAvailableNumbers", "Search a carrier's inventory"),
     })
-    .post("/buy", ({ principal, body }) => status(201, phoneNumberJson(service.buyNumber(ctx, principal.workspaceId, body))), {
+    .post("/buy", async ({ principal, body }) => status(201, phoneNumberJson(await service.buyNumber(ctx, carriers, principal.workspaceId, body))), {
       auth: "write",
       body: BuyBody,
       response: { 201: PhoneNumber },
       detail: doc("buyPhoneNumber", "Buy a number through a carrier"),
     })
-    .post("/import", ({ principal, body }) => status(201, phoneNumberJson(service.importNumber(ctx, principal.workspaceId, body))), {
+    .post("/import", async ({ principal, body }) => status(201, phoneNumberJson(await service.importNumber(ctx, carriers, principal.workspaceId, body))), {
       auth: "write",
       body: ImportBody,
       response: { 201: PhoneNumber },
@@ -66,8 +67,8 @@ export function phoneNumberRoutes(ctx: HttpContext) {
     })
     .delete(
       "/:id",
-      ({ principal, params }) => {
-        service.releaseNumber(ctx, principal.workspaceId, params.id);
+      async ({ principal, params }) => {
+        await service.releaseNumber(ctx, carriers, principal.workspaceId, params.id);
         return noContent();
       },
       { auth: "write", params: IdParam, response: { 204: NoContent }, detail: doc("releasePhoneNumber", "Release") },

@@ -4,7 +4,9 @@ import { phoneNumbers } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 import { newId } from "../../lib/ids.ts";
-import { availableNumbers, isFictional } from "../../telephony/simulated/inventory.ts";
+import { SIMULATED_CONNECTION_ID } from "../../telephony/connections.ts";
+import type { CarrierRegistry } from "../../telephony/registry.ts";
+import type { Carrier } from "../../telephony/types.ts";
 import { referencedAgent } from "../agents/service.ts";
 
 export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
@@ -18,21 +20,32 @@ export const numbersUsingAgent = (ctx: AppContext, workspaceId: string, agentId:
     .all()
     .map((row) => `phone number ${row.number} is assigned to it`);
 
-function checkCarrier(carrierId: string | undefined, field: string): string {
-  if (carrierId === undefined || carrierId === "simulated") return "simulated";
-  throw invalid(field, "only the built-in simulated carrier is available until a carrier connection is added");
+/** The workspace's carrier connection a request names (the built-in simulated one by default). */
+/** Numbers on a carrier connection, one sentence each (it cannot be removed while any is left). */
+export const numbersOnCarrier = (ctx: AppContext, workspaceId: string, connectionId: string): string[] =>
+  ctx.db
+    .select({ number: phoneNumbers.number })
+    .from(phoneNumbers)
+    .where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.carrier, connectionId)))
+    .all()
+    .map((row) => `phone number ${row.number} is on it`);
+
+function carrierNamed(carriers: CarrierRegistry, workspaceId: string, id: string | undefined, field: string): Carrier {
+  const carrier = carriers.carrier(workspaceId, id ?? SIMULATED_CONNECTION_ID);
+  if (!carrier) throw invalid(field, `no carrier connection ${id} in this workspace (GET /v1/telephony/carriers lists them)`);
+  return carrier;
 }
 
 const taken = (ctx: AppContext) => (number: string) => Boolean(ctx.db.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.number, number)).get());
 
-export function searchAvailable(ctx: AppContext, query: { area_code?: string; contains?: string; carrier_id?: string; limit?: number }) {
-  checkCarrier(query.carrier_id, "carrier_id");
-  return availableNumbers({ areaCode: query.area_code, contains: query.contains, limit: query.limit ?? 20 }, taken(ctx)).map((number) => ({
-    object: "available_number" as const,
-    number,
-    carrier: "simulated",
-    region: `US ${number.slice(2, 5)}`,
-  }));
+function refuseTaken(ctx: AppContext, number: string): void {
+  if (taken(ctx)(number)) throw new ApiError("number_unavailable", `${number} is already taken`, { errors: [{ field: "number", message: "is already taken" }] });
+}
+
+export async function searchAvailable(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, query: { area_code?: string; contains?: string; carrier_id?: string; limit?: number }) {
+  const carrier = carrierNamed(carriers, workspaceId, query.carrier_id, "carrier_id");
+  const found = await carrier.numbers.search({ areaCode: query.area_code, contains: query.contains, limit: query.limit ?? 20 }, taken(ctx));
+  return found.map((available) => ({ object: "available_number" as const, number: available.number, carrier: carrier.connectionId, region: available.region }));
 }
 
 function insertNumber(ctx: AppContext, workspaceId: string, number: string, carrier: string, label: string | undefined): PhoneNumberRow {
@@ -41,28 +54,26 @@ function insertNumber(ctx: AppContext, workspaceId: string, number: string, carr
   try {
     ctx.db.insert(phoneNumbers).values(row).run();
   } catch (error) {
-    if (String((error as Error).message).includes("UNIQUE")) throw new ApiError("number_unavailable", `${number} is already taken`, { errors: [{ field: "number", message: "is already taken" }] });
+    if (String((error as Error).message).includes("UNIQUE")) refuseTaken(ctx, number);
     throw error;
   }
   return row;
 }
 
 /** A number from the carrier's inventory: the one asked for, or the first free one in the area code. */
-export function buyNumber(ctx: AppContext, workspaceId: string, input: { number?: string; area_code?: string; carrier_id?: string; label?: string }): PhoneNumberRow {
-  const carrier = checkCarrier(input.carrier_id, "carrier_id");
-  let number = input.number;
-  if (number) {
-    if (!isFictional(number)) throw invalid("number", "the simulated carrier sells only numbers of the fictional 555-01XX range (e.g. +14155550123)");
-  } else {
-    [number] = availableNumbers({ areaCode: input.area_code, limit: 1 }, taken(ctx));
-    if (!number) throw new ApiError("number_unavailable", `no numbers left in area code ${input.area_code}`);
-  }
-  return insertNumber(ctx, workspaceId, number, carrier, input.label);
+export async function buyNumber(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: { number?: string; area_code?: string; carrier_id?: string; label?: string }): Promise<PhoneNumberRow> {
+  const carrier = carrierNamed(carriers, workspaceId, input.carrier_id, "carrier_id");
+  if (input.number) refuseTaken(ctx, input.number);
+  const number = await carrier.numbers.buy({ number: input.number, areaCode: input.area_code }, taken(ctx));
+  return insertNumber(ctx, workspaceId, number, carrier.connectionId, input.label);
 }
 
-/** Bring your own number: registers it for inbound routing and outbound caller id. */
-export function importNumber(ctx: AppContext, workspaceId: string, input: { number: string; carrier?: string; label?: string }): PhoneNumberRow {
-  return insertNumber(ctx, workspaceId, input.number, checkCarrier(input.carrier, "carrier"), input.label);
+/** Bring your own number: the carrier confirms it (and points its calls here); then it routes inbound calls and is a caller id. */
+export async function importNumber(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: { number: string; carrier?: string; label?: string }): Promise<PhoneNumberRow> {
+  const carrier = carrierNamed(carriers, workspaceId, input.carrier, "carrier");
+  refuseTaken(ctx, input.number);
+  await carrier.numbers.adopt(input.number);
+  return insertNumber(ctx, workspaceId, input.number, carrier.connectionId, input.label);
 }
 
 export function getPhoneNumber(ctx: AppContext, workspaceId: string, id: string): PhoneNumberRow {
@@ -99,8 +110,10 @@ export function assignNumber(ctx: AppContext, workspaceId: string, id: string, a
   return getPhoneNumber(ctx, workspaceId, id);
 }
 
-export function releaseNumber(ctx: AppContext, workspaceId: string, id: string): void {
-  getPhoneNumber(ctx, workspaceId, id);
+/** The carrier gets the number back first: a number Parley forgot but still paid for would be worse. */
+export async function releaseNumber(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, id: string): Promise<void> {
+  const row = getPhoneNumber(ctx, workspaceId, id);
+  await carriers.carrier(workspaceId, row.carrier)?.numbers.release(row.number);
   ctx.db.delete(phoneNumbers).where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.id, id))).run();
 }
 

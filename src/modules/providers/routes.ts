@@ -3,8 +3,7 @@ import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
-import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
-import { encodeCursor } from "../../lib/cursor.ts";
+import { ListOf, listQuery, pageRequest, pageWithBuiltIn } from "../../http/pagination.ts";
 import { CheckResult, Provider, ProviderCreate, ProviderUpdate, builtinProviderJson, providerJson } from "./models.ts";
 import { listProviders } from "./repo.ts";
 import * as service from "./service.ts";
@@ -17,21 +16,7 @@ export function providerRoutes(ctx: HttpContext, agentsUsing: (workspaceId: stri
     .use(authPlugin(ctx))
     .get(
       "/",
-      ({ principal, query }) => {
-        const page = pageRequest(query);
-        const position = (r: { createdAt: number; id: string }) => ({ at: r.createdAt, id: r.id });
-        if (page.after) return toPage(listProviders(ctx.db, principal.workspaceId, page), page, position, json);
-        // The built-in engines head the first page (always there, on every instance) and count toward its limit.
-        const rows = listProviders(ctx.db, principal.workspaceId, { limit: page.limit, after: null });
-        const shown = rows.slice(0, page.limit - 1);
-        const hasMore = rows.length > shown.length;
-        const last = shown.at(-1);
-        return {
-          data: [builtinProviderJson(), ...shown.map(json)],
-          has_more: hasMore,
-          next_cursor: hasMore ? encodeCursor(last ? position(last) : { at: Number.MAX_SAFE_INTEGER, id: "~" }) : null,
-        };
-      },
+      ({ principal, query }) => pageWithBuiltIn(pageRequest(query), builtinProviderJson(), (page) => listProviders(ctx.db, principal.workspaceId, page), json),
       { auth: "admin", query: t.Object(listQuery), response: { 200: ListOf(Provider) }, detail: doc("listProviders", "Speech/LLM/embedding provider connections; secrets masked") },
     )
     .post("/", ({ principal, body }) => status(201, json(service.createProvider(ctx, principal.workspaceId, body))), {

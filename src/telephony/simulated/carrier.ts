@@ -1,4 +1,6 @@
 import type { CallLeg, Carrier, DialRequest, LegEndReason, LegEvent, MediaFormat } from "../types.ts";
+import { isBuiltinVoice } from "../../voice/speech/builtin/index.ts";
+import { simulatedNumbers } from "./inventory.ts";
 import type { TextToSpeech } from "../../voice/speech/types.ts";
 import type { MediaClock } from "../../voice/media/media-clock.ts";
 import { SimulatedCallee, simScript, type SpokenLine } from "./callee.ts";
@@ -131,12 +133,32 @@ export interface SimulatedCarrierDeps {
 
 /** The built-in carrier: a fictional number range and scripted callees, no network at all. */
 export class SimulatedCarrier implements Carrier {
-  readonly id = "simulated";
-  constructor(private deps: SimulatedCarrierDeps) {}
+  readonly kind = "simulated";
+  readonly numbers = simulatedNumbers;
+  constructor(
+    readonly connectionId: string,
+    private deps: SimulatedCarrierDeps,
+  ) {}
 
   dial(request: DialRequest): CallLeg {
     const record: SimulatedCallRecord = { callee: null, transferredTo: null, sentDigits: [], ended: null, audioLost: false };
     simulatedCalls.set(request.callId, record);
     return new SimulatedOutboundLeg(request, this.deps, record);
   }
+
+  checkDialOptions(options: Record<string, unknown>): { field: string; message: string } | null {
+    const voice = options.voice;
+    if (typeof voice === "string" && !isBuiltinVoice(voice)) return { field: "simulation.voice", message: `the built-in engine has no voice ${voice}` };
+    return null;
+  }
+
+  /**
+   * Scripted callees say what they speak, so their text may stand in for recognition unless the call
+   * asks for the agent's own recogniser; a softphone caller is a real voice unless it says otherwise.
+   */
+  scriptedRecognition(direction: "inbound" | "outbound", options: Record<string, unknown> | null): boolean {
+    return direction === "outbound" ? options?.recognition !== "agent" : options?.recognition === "simulated";
+  }
+
+  close(): void {}
 }

@@ -1,5 +1,7 @@
 // The simulated carrier's number inventory: a fictional range, so nothing real is ever dialled.
 // North American 555-01XX numbers are reserved for fiction; every area code 200–999 has 100 of them.
+import { ApiError, invalid } from "../../http/errors.ts";
+import type { NumberInventory } from "../types.ts";
 
 export const FICTIONAL = /^\+1([2-9]\d\d)5550(1\d\d)$/;
 
@@ -21,3 +23,21 @@ export function availableNumbers(options: { areaCode?: string; contains?: string
   }
   return out;
 }
+
+/** The fictional range as a carrier's inventory: nothing to call out to, any number may be brought. */
+export const simulatedNumbers: NumberInventory = {
+  async search(query, taken) {
+    return availableNumbers(query, taken).map((number) => ({ number, region: `US ${number.slice(2, 5)}` }));
+  },
+  async buy(request, taken) {
+    if (request.number) {
+      if (!isFictional(request.number)) throw invalid("number", "the simulated carrier sells only numbers of the fictional 555-01XX range (e.g. +14155550123)");
+      return request.number;
+    }
+    const [number] = availableNumbers({ areaCode: request.areaCode, limit: 1 }, taken);
+    if (!number) throw new ApiError("number_unavailable", `no numbers left in area code ${request.areaCode}`);
+    return number;
+  },
+  async adopt() {},
+  async release() {},
+};

@@ -24,13 +24,7 @@ function formatOf(query: SoftphoneQuery): MediaFormat {
 }
 
 function inboundRequest(query: SoftphoneQuery): InboundRequest {
-  return {
-    carrier: "simulated",
-    to: query.to,
-    from: query.from ?? null,
-    carrierOptions: query.recognition ? { recognition: query.recognition } : null,
-    simulatedRecognition: query.recognition === "simulated",
-  };
+  return { kind: "simulated", to: query.to, from: query.from ?? null, carrierOptions: query.recognition ? { recognition: query.recognition } : null };
 }
 
 /**
@@ -40,9 +34,9 @@ function inboundRequest(query: SoftphoneQuery): InboundRequest {
  * recognition `{type:"announce",text,start_ms,end_ms}` (ms of audio sent since `answered`).
  * Not part of the public contract (hidden from the OpenAPI document); the browser session reuses it.
  */
-export function softphoneRoutes(ctx: HttpContext, inbound: InboundCalls) {
+export function softphoneRoutes(ctx: HttpContext, inbound: InboundCalls, base: string) {
   const legs = new Map<string, { leg: SoftphoneLeg; callId: string }>();
-  return new Elysia().use(authPlugin(ctx)).ws("/v1/telephony/simulated/softphone", {
+  return new Elysia().use(authPlugin(ctx)).ws(`${base}/softphone`, {
     auth: "write",
     query: Query,
     detail: { hide: true },

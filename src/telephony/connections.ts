@@ -1,0 +1,47 @@
+// Carrier connections at rest: credentials sealed with the instance key, one workspace at a time.
+import { and, desc, eq } from "drizzle-orm";
+import type { AppContext } from "../core/context.ts";
+import { afterCursor, type PageRequest } from "../db/pagination.ts";
+import { carrierConnections } from "../db/schema/index.ts";
+import { unsealMemo } from "../lib/sealed.ts";
+import type { CarrierConnection } from "./types.ts";
+
+export type CarrierConnectionRow = typeof carrierConnections.$inferSelect;
+
+/** The built-in simulated carrier: a connection every workspace has, never stored. */
+export const SIMULATED_CONNECTION_ID = "simulated";
+
+export function findConnectionRow(ctx: AppContext, workspaceId: string, id: string): CarrierConnectionRow | undefined {
+  return ctx.db.select().from(carrierConnections).where(and(eq(carrierConnections.workspaceId, workspaceId), eq(carrierConnections.id, id))).get();
+}
+
+export function listConnectionRows(ctx: AppContext, workspaceId: string, page: PageRequest): CarrierConnectionRow[] {
+  return ctx.db
+    .select()
+    .from(carrierConnections)
+    .where(and(eq(carrierConnections.workspaceId, workspaceId), afterCursor(carrierConnections.createdAt, carrierConnections.id, page.after)))
+    .orderBy(desc(carrierConnections.createdAt), desc(carrierConnections.id))
+    .limit(page.limit + 1)
+    .all();
+}
+
+/** Every stored connection of a kind across the instance (inbound requests name an account, not a workspace). */
+export function connectionRowsOfKind(ctx: AppContext, kind: string): CarrierConnectionRow[] {
+  return ctx.db.select().from(carrierConnections).where(eq(carrierConnections.kind, kind)).all();
+}
+
+export function unsealConnection(ctx: AppContext, row: CarrierConnectionRow): CarrierConnection {
+  return {
+    id: row.id,
+    workspaceId: row.workspaceId,
+    name: row.name,
+    kind: row.kind,
+    settings: row.settings,
+    credentials: JSON.parse(unsealMemo(ctx.keys.encryption, row.credentials)) as Record<string, string>,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export function simulatedConnection(workspaceId: string): CarrierConnection {
+  return { id: SIMULATED_CONNECTION_ID, workspaceId, name: "Simulated carrier", kind: "simulated", settings: {}, credentials: {}, updatedAt: 0 };
+}

@@ -1,0 +1,28 @@
+// A kind of carrier (simulated, SIP trunk, Twilio, Telnyx): how its connections are checked, what
+// they become when used, and the HTTP/WebSocket routes the carrier calls back on.
+import type { AnyElysia } from "elysia";
+import type { HttpContext } from "../http/context.ts";
+import type { Carrier, CarrierConnection, InboundCalls } from "./types.ts";
+
+/** What a connection is stored with, once its kind has checked and normalised it. */
+export interface PreparedConnection {
+  settings: Record<string, unknown>;
+  credentials: Record<string, string>;
+}
+
+export interface CarrierKind {
+  readonly kind: string;
+  /** One sentence for the API reference: what a connection of this kind is, and what it needs. */
+  readonly summary: string;
+  /**
+   * Checks settings and credentials (422 naming the field), merged over the current ones on update.
+   * `publicUrl` is where the carrier must reach us: kinds that call back refuse one they cannot use.
+   */
+  prepare(input: PreparedConnection, env: { publicUrl: string }): PreparedConnection;
+  /** The callback URLs to configure at the carrier for this connection (none for most kinds). */
+  callbackUrls(connection: CarrierConnection, publicUrl: string): Record<string, string>;
+  /** Builds the live carrier; it is rebuilt when the connection changes. */
+  create(connection: CarrierConnection): Carrier;
+  /** The carrier's own routes; the app mounts them under `base` (/v1/telephony/<kind>). */
+  routes?(ctx: HttpContext, services: { inbound: InboundCalls }, base: string): AnyElysia;
+}

@@ -1,0 +1,64 @@
+// The carriers of this instance: every kind it knows, and each connection built into a live carrier
+// on first use (rebuilt when the connection changes, closed when it goes).
+import type { AppContext } from "../core/context.ts";
+import type { CarrierKind } from "./kind.ts";
+import { findConnectionRow, SIMULATED_CONNECTION_ID, simulatedConnection, unsealConnection } from "./connections.ts";
+import type { Carrier, CarrierConnection } from "./types.ts";
+
+export class CarrierRegistry {
+  private readonly byKind = new Map<string, CarrierKind>();
+  private readonly live = new Map<string, { carrier: Carrier; updatedAt: number }>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    kinds: CarrierKind[],
+  ) {
+    for (const kind of kinds) this.byKind.set(kind.kind, kind);
+    if (!this.byKind.has("simulated")) throw new Error("the simulated carrier kind is required: it is every workspace's default connection");
+  }
+
+  kinds(): CarrierKind[] {
+    return [...this.byKind.values()];
+  }
+
+  kind(name: string): CarrierKind | undefined {
+    return this.byKind.get(name);
+  }
+
+  /** A workspace's connection (the built-in simulated one included), or undefined. */
+  connection(workspaceId: string, id: string): CarrierConnection | undefined {
+    if (id === SIMULATED_CONNECTION_ID) return simulatedConnection(workspaceId);
+    const row = findConnectionRow(this.ctx, workspaceId, id);
+    return row ? unsealConnection(this.ctx, row) : undefined;
+  }
+
+  /** The live carrier of a workspace's connection, or undefined when the workspace has no such connection. */
+  carrier(workspaceId: string, id: string): Carrier | undefined {
+    const connection = this.connection(workspaceId, id);
+    return connection ? this.carrierOf(connection) : undefined;
+  }
+
+  carrierOf(connection: CarrierConnection): Carrier {
+    // The built-in connection is the same carrier in every workspace.
+    const key = connection.id;
+    const cached = this.live.get(key);
+    if (cached && cached.updatedAt === connection.updatedAt) return cached.carrier;
+    cached?.carrier.close();
+    const kind = this.byKind.get(connection.kind);
+    if (!kind) throw new Error(`carrier connection ${connection.id} is of kind ${connection.kind}, which this build does not have`);
+    const carrier = kind.create(connection);
+    this.live.set(key, { carrier, updatedAt: connection.updatedAt });
+    return carrier;
+  }
+
+  /** A connection changed or went: its live carrier is closed and rebuilt on next use. */
+  forget(id: string): void {
+    this.live.get(id)?.carrier.close();
+    this.live.delete(id);
+  }
+
+  close(): void {
+    for (const { carrier } of this.live.values()) carrier.close();
+    this.live.clear();
+  }
+}
