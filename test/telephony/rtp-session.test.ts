@@ -1,0 +1,103 @@
+// RTP sessions over loopback UDP: real sockets, the real media clock.
+import { afterEach, describe, expect, test } from "bun:test";
+import { serializeRtp } from "../../src/telephony/rtp/packet.ts";
+import { RtpSession } from "../../src/telephony/rtp/session.ts";
+import { mediaClock } from "../../src/voice/media/media-clock.ts";
+
+const RANGE = { min: 42000, max: 42998 };
+const open: RtpSession[] = [];
+afterEach(() => {
+  for (const session of open.splice(0)) session.close();
+});
+
+async function pair() {
+  const a = await RtpSession.open(mediaClock, "127.0.0.1", RANGE);
+  const b = await RtpSession.open(mediaClock, "127.0.0.1", RANGE);
+  open.push(a, b);
+  const settings = (port: number) => ({ remote: { address: "127.0.0.1", port }, payloadType: 0, dtmfPayloadType: 101, silence: 0xff });
+  a.configure(settings(b.port));
+  b.configure(settings(a.port));
+  return { a, b };
+}
+
+const frame = (n: number) => new Uint8Array(160).fill(n);
+const until = async (done: () => boolean, ms = 3000) => {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await Bun.sleep(10);
+};
+
+describe("RTP session", () => {
+  test("binds even ports in the range", async () => {
+    const { a, b } = await pair();
+    for (const port of [a.port, b.port]) {
+      expect(port % 2).toBe(0);
+      expect(port).toBeGreaterThanOrEqual(RANGE.min);
+      expect(port).toBeLessThanOrEqual(RANGE.max);
+    }
+  });
+
+  test("frames arrive in order, one per tick, with nothing lost", async () => {
+    const { a, b } = await pair();
+    const heard: number[] = [];
+    b.onFrame((f) => heard.push(f[0]));
+    for (let i = 1; i <= 30; i++) a.send(frame(i));
+    await until(() => heard.length >= 30);
+    expect(heard.slice(0, 30)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(b.stats).toMatchObject({ received: 30, played: 30, lost: 0, late: 0, foreign: 0 });
+    expect(a.stats.sent).toBe(30);
+  });
+
+  test("keys go as RFC 4733 events and arrive once each", async () => {
+    const { a, b } = await pair();
+    const keys: string[] = [];
+    b.onDtmf((digit) => keys.push(digit));
+    expect(a.sendDtmf("5#5")).toBe(true);
+    await until(() => keys.length >= 3);
+    await Bun.sleep(50);
+    expect(keys).toEqual(["5", "#", "5"]);
+  });
+
+  test("symmetric RTP: the far end is answered where its packets come from; strangers are dropped", async () => {
+    const { a, b } = await pair();
+    // b believes a is elsewhere (a NAT rewrote a's port).
+    b.configure({ remote: { address: "127.0.0.1", port: 9 }, payloadType: 0, dtmfPayloadType: 101, silence: 0xff });
+    const heardByA: number[] = [];
+    const heardByB: number[] = [];
+    a.onFrame((f) => heardByA.push(f[0]));
+    b.onFrame((f) => heardByB.push(f[0]));
+    for (let i = 1; i <= 5; i++) a.send(frame(i));
+    await until(() => heardByB.length >= 5);
+    for (let i = 1; i <= 5; i++) b.send(frame(100 + i));
+    await until(() => heardByA.length >= 5);
+    expect(heardByA.slice(0, 5)).toEqual([101, 102, 103, 104, 105]);
+
+    const stranger = await Bun.udpSocket({ hostname: "127.0.0.1" });
+    const before = b.stats.received;
+    for (let i = 0; i < 5; i++) stranger.send(serializeRtp({ payloadType: 0, marker: false, sequence: 9000 + i, timestamp: i * 160, ssrc: 1, payload: frame(66) }), b.port, "127.0.0.1");
+    stranger.send(new Uint8Array(3000), b.port, "127.0.0.1");
+    stranger.send(new TextEncoder().encode("not rtp at all"), b.port, "127.0.0.1");
+    await Bun.sleep(100);
+    stranger.close();
+    expect(b.stats.foreign).toBe(7);
+    expect(b.stats.received).toBe(before);
+    expect(heardByB).not.toContain(66);
+  });
+
+  test("frames that never came are played as silence, counted lost", async () => {
+    const far = await Bun.udpSocket({ hostname: "127.0.0.1" });
+    const b = await RtpSession.open(mediaClock, "127.0.0.1", RANGE);
+    open.push(b);
+    b.configure({ remote: { address: "127.0.0.1", port: far.port }, payloadType: 0, dtmfPayloadType: null, silence: 0xff });
+    const heard: number[] = [];
+    b.onFrame((f) => heard.push(f[0]));
+    // Every fifth packet is lost on the way.
+    for (let seq = 1; seq <= 20; seq++) {
+      if (seq % 5 !== 0) far.send(serializeRtp({ payloadType: 0, marker: false, sequence: seq, timestamp: seq * 160, ssrc: 7, payload: frame(seq) }), b.port, "127.0.0.1");
+    }
+    await until(() => heard.length >= 19);
+    far.close();
+    expect(heard.slice(0, 19)).toEqual(Array.from({ length: 19 }, (_, i) => ((i + 1) % 5 === 0 ? 0xff : i + 1)));
+    expect(b.stats).toMatchObject({ received: 16, played: 16, lost: 3 });
+    expect(b.sendDtmf("1")).toBe(false);
+  });
+});
