@@ -2,7 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { formatNameAddr, numberOf, parseNameAddr, parseUri, parseVia } from "../../src/telephony/sip/address.ts";
 import { digestAuthorization, parseChallenge } from "../../src/telephony/sip/digest.ts";
-import { parseMessage, serialize, SipHeaders, SipParseError, SipStreamDecoder } from "../../src/telephony/sip/message.ts";
+import { parseMessage, serialize, SipHeaders, SipParseError, SipStreamDecoder, type SipRequest } from "../../src/telephony/sip/message.ts";
+import { responseTo } from "../../src/telephony/sip/responses.ts";
 
 const INVITE = [
   "INVITE sip:+14155550123@10.0.0.5:5060 SIP/2.0",
@@ -79,6 +80,22 @@ describe("SIP messages", () => {
     expect(headers.all("VIA")).toEqual(["1", "2"]);
     headers.set("via", "3");
     expect(headers.list()).toEqual([["to", "t"], ["via", "3"]]);
+  });
+});
+
+describe("responses", () => {
+  test("copy Via, From, Call-ID and CSeq; final answers get a To tag, 100 Trying never does", () => {
+    const request = parseMessage(INVITE) as SipRequest;
+    const busy = responseTo(request, 486, { toTag: "abc123" });
+    const text = serialize(busy);
+    expect(text.startsWith("SIP/2.0 486 Busy Here\r\n")).toBe(true);
+    const back = parseMessage(text);
+    expect(back.headers.get("via")).toBe(request.headers.get("via"));
+    expect(back.headers.get("to")).toBe("<sip:+14155550123@10.0.0.5>;tag=abc123");
+    expect(back.headers.get("cseq")).toBe("314159 INVITE");
+    expect(responseTo(request, 100, { toTag: "abc123" }).headers.get("to")).toBe("<sip:+14155550123@10.0.0.5>");
+    const withSdp = responseTo(request, 200, { toTag: "t", headers: [["Content-Type", "application/sdp"]], body: "v=0\r\n" });
+    expect(serialize(withSdp)).toContain("Content-Type: application/sdp\r\nContent-Length: 5\r\n\r\nv=0\r\n");
   });
 });
 
