@@ -25,11 +25,6 @@ export function listConnectionRows(ctx: AppContext, workspaceId: string, page: P
     .all();
 }
 
-/** Every stored connection of a kind across the instance (inbound requests name an account, not a workspace). */
-export function connectionRowsOfKind(ctx: AppContext, kind: string): CarrierConnectionRow[] {
-  return ctx.db.select().from(carrierConnections).where(eq(carrierConnections.kind, kind)).all();
-}
-
 export function unsealConnection(ctx: AppContext, row: CarrierConnectionRow): CarrierConnection {
   return {
     id: row.id,

@@ -38,7 +38,7 @@ export class CarrierRegistry {
     return connection ? this.carrierOf(connection) : undefined;
   }
 
-  carrierOf(connection: CarrierConnection): Carrier {
+  private carrierOf(connection: CarrierConnection): Carrier {
     // The built-in connection is the same carrier in every workspace.
     const key = connection.id;
     const cached = this.live.get(key);

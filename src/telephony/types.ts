@@ -91,8 +91,6 @@ export interface CarrierConnection {
 export interface InboundRequest {
   /** The kind of carrier it arrived on (`simulated`, `sip`, …); the number must be on a connection of that kind. */
   kind: string;
-  /** The connection it arrived on, when the carrier says (one Twilio account among several). */
-  connectionId?: string;
   /** The workspace's number that was called (E.164). */
   to: string;
   from: string | null;

@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { phoneNumbers } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
@@ -11,25 +11,24 @@ import { referencedAgent } from "../agents/service.ts";
 
 export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
 
+/** The workspace's numbers matching a condition, each as a sentence saying why it matters. */
+const numbersDescribed = (ctx: AppContext, workspaceId: string, condition: SQL, says: string): string[] =>
+  ctx.db
+    .select({ number: phoneNumbers.number })
+    .from(phoneNumbers)
+    .where(and(eq(phoneNumbers.workspaceId, workspaceId), condition))
+    .all()
+    .map((row) => `phone number ${row.number} ${says}`);
+
 /** Numbers whose calls an agent answers. */
 export const numbersUsingAgent = (ctx: AppContext, workspaceId: string, agentId: string): string[] =>
-  ctx.db
-    .select({ number: phoneNumbers.number })
-    .from(phoneNumbers)
-    .where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.agentId, agentId)))
-    .all()
-    .map((row) => `phone number ${row.number} is assigned to it`);
+  numbersDescribed(ctx, workspaceId, eq(phoneNumbers.agentId, agentId), "is assigned to it");
 
-/** The workspace's carrier connection a request names (the built-in simulated one by default). */
 /** Numbers on a carrier connection, one sentence each (it cannot be removed while any is left). */
 export const numbersOnCarrier = (ctx: AppContext, workspaceId: string, connectionId: string): string[] =>
-  ctx.db
-    .select({ number: phoneNumbers.number })
-    .from(phoneNumbers)
-    .where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.carrier, connectionId)))
-    .all()
-    .map((row) => `phone number ${row.number} is on it`);
+  numbersDescribed(ctx, workspaceId, eq(phoneNumbers.carrier, connectionId), "is on it");
 
+/** The workspace's carrier connection a request names (the built-in simulated one by default). */
 function carrierNamed(carriers: CarrierRegistry, workspaceId: string, id: string | undefined, field: string): Carrier {
   const carrier = carriers.carrier(workspaceId, id ?? SIMULATED_CONNECTION_ID);
   if (!carrier) throw invalid(field, `no carrier connection ${id} in this workspace (GET /v1/telephony/carriers lists them)`);

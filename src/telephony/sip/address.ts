@@ -33,11 +33,6 @@ export function parseUri(text: string): SipUri {
   return { scheme: match[1].toLowerCase() as "sip" | "sips", user, host: match[3].toLowerCase(), port, params: parseParams(match[5]) };
 }
 
-export function formatUri(uri: { user?: string | null; host: string; port?: number | null; params?: Record<string, string | null> }): string {
-  const params = Object.entries(uri.params ?? {}).map(([key, value]) => (value === null ? `;${key}` : `;${key}=${value}`)).join("");
-  return `sip:${uri.user ? `${encodeURIComponent(uri.user).replace(/%2B/g, "+")}@` : ""}${uri.host}${uri.port ? `:${uri.port}` : ""}${params}`;
-}
-
 export interface NameAddr {
   display: string | null;
   uri: string;

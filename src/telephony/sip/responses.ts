@@ -1,10 +1,7 @@
 // Responses to requests (RFC 3261 §8.2.6): the dialog-identifying headers copied, a To tag added
 // for final answers that need one.
-import { randomBytes } from "node:crypto";
 import { formatNameAddr, parseNameAddr } from "./address.ts";
 import { SipHeaders, type SipRequest, type SipResponse } from "./message.ts";
-
-export const newTag = () => randomBytes(6).toString("hex");
 
 const REASONS: Record<number, string> = {
   100: "Trying", 180: "Ringing", 183: "Session Progress", 200: "OK", 202: "Accepted",
