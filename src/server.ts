@@ -26,6 +26,7 @@ import { connectionOf } from "./providers/connection.ts";
 import { findProvider } from "./providers/store.ts";
 import { startSystemSweeps } from "./scheduler/system-sweeps.ts";
 import { CarrierRegistry } from "./telephony/registry.ts";
+import { sipKind } from "./telephony/sip/kind.ts";
 import { simulatedKind } from "./telephony/simulated/kind.ts";
 import type { BrainServices } from "./voice/brains/services.ts";
 import { placeCall } from "./modules/calls/connect.ts";
@@ -53,11 +54,13 @@ export interface Parley extends HttpContext {
 export function createParley(options: ContextOptions): Parley {
   const ctx = withHttp(createContext(options));
   const brains = brainServices(ctx);
-  const carriers = new CarrierRegistry(ctx, [simulatedKind()]);
+  const carriers = new CarrierRegistry(ctx, [simulatedKind(), sipKind()]);
+  const inbound = inboundCalls(ctx, brains, carriers);
+  carriers.attach({ inbound, log: (message) => ctx.logger.info(message) });
   const services: AppServices = {
     brains,
     carriers,
-    inbound: inboundCalls(ctx, brains, carriers),
+    inbound,
     carrierUsage: (workspaceId, connectionId) => numbersOnCarrier(ctx, workspaceId, connectionId),
     agentsUsing: (workspaceId, id) => agentsReferencing(ctx.db, workspaceId, id),
     agentConfig: (workspaceId, agentId) => configOf(referencedAgent(ctx, workspaceId, agentId)),
@@ -153,6 +156,8 @@ export function startServer(ctx: Parley): RunningServer {
     { name: "call watchdog", pattern: "*/5 * * * * *", run: () => void watchLiveCalls(ctx) },
   ]);
   ctx.jobs.start();
+  // SIP trunks answer on their own ports from the start.
+  ctx.carriers.listen();
   const hostname = server.hostname ?? ctx.config.host;
   return {
     port,

@@ -1,5 +1,5 @@
 // Carrier connections at rest: credentials sealed with the instance key, one workspace at a time.
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../core/context.ts";
 import { afterCursor, type PageRequest } from "../db/pagination.ts";
 import { carrierConnections } from "../db/schema/index.ts";
@@ -13,6 +13,12 @@ export const SIMULATED_CONNECTION_ID = "simulated";
 
 export function findConnectionRow(ctx: AppContext, workspaceId: string, id: string): CarrierConnectionRow | undefined {
   return ctx.db.select().from(carrierConnections).where(and(eq(carrierConnections.workspaceId, workspaceId), eq(carrierConnections.id, id))).get();
+}
+
+/** Every workspace's connections of these kinds: the ones to start with the server. */
+export function connectionRowsOfKinds(ctx: AppContext, kinds: string[]): CarrierConnectionRow[] {
+  if (!kinds.length) return [];
+  return ctx.db.select().from(carrierConnections).where(inArray(carrierConnections.kind, kinds)).all();
 }
 
 export function listConnectionRows(ctx: AppContext, workspaceId: string, page: PageRequest): CarrierConnectionRow[] {

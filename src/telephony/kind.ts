@@ -10,6 +10,12 @@ export interface PreparedConnection {
   credentials: Record<string, string>;
 }
 
+/** What the composition root hands every carrier it builds. */
+export interface CarrierEnv {
+  inbound: InboundCalls;
+  log: (message: string) => void;
+}
+
 export interface CarrierKind {
   readonly kind: string;
   /** One sentence for the API reference: what a connection of this kind is, and what it needs. */
@@ -21,8 +27,10 @@ export interface CarrierKind {
   prepare(input: PreparedConnection, env: { publicUrl: string }): PreparedConnection;
   /** The callback URLs to configure at the carrier for this connection (none for most kinds). */
   callbackUrls(connection: CarrierConnection, publicUrl: string): Record<string, string>;
+  /** Whether its carriers take calls on a socket of their own, so they are built when the server starts, not on first use. */
+  readonly listens?: boolean;
   /** Builds the live carrier; it is rebuilt when the connection changes. */
-  create(connection: CarrierConnection): Carrier;
+  create(connection: CarrierConnection, env: CarrierEnv): Carrier;
   /** The carrier's own routes; the app mounts them under `base` (/v1/telephony/<kind>). */
   routes?(ctx: HttpContext, services: { inbound: InboundCalls }, base: string): AnyElysia;
 }

@@ -1,13 +1,15 @@
 // The carriers of this instance: every kind it knows, and each connection built into a live carrier
 // on first use (rebuilt when the connection changes, closed when it goes).
 import type { AppContext } from "../core/context.ts";
-import type { CarrierKind } from "./kind.ts";
-import { findConnectionRow, SIMULATED_CONNECTION_ID, simulatedConnection, unsealConnection } from "./connections.ts";
+import type { CarrierEnv, CarrierKind } from "./kind.ts";
+import { connectionRowsOfKinds, findConnectionRow, SIMULATED_CONNECTION_ID, simulatedConnection, unsealConnection } from "./connections.ts";
 import type { Carrier, CarrierConnection } from "./types.ts";
 
 export class CarrierRegistry {
   private readonly byKind = new Map<string, CarrierKind>();
   private readonly live = new Map<string, { carrier: Carrier; updatedAt: number }>();
+  private env: CarrierEnv | null = null;
+  private listening = false;
 
   constructor(
     private readonly ctx: AppContext,
@@ -15,6 +17,18 @@ export class CarrierRegistry {
   ) {
     for (const kind of kinds) this.byKind.set(kind.kind, kind);
     if (!this.byKind.has("simulated")) throw new Error("the simulated carrier kind is required: it is every workspace's default connection");
+  }
+
+  /** The inbound path and logger every carrier gets (they are built after the registry, and need it). */
+  attach(env: CarrierEnv): void {
+    this.env = env;
+  }
+
+  /** Builds every connection whose kind takes calls on its own socket (SIP trunks), so they answer from the start. */
+  listen(): void {
+    this.listening = true;
+    const kinds = this.kinds().filter((kind) => kind.listens).map((kind) => kind.kind);
+    for (const row of connectionRowsOfKinds(this.ctx, kinds)) this.carrierOf(unsealConnection(this.ctx, row));
   }
 
   kinds(): CarrierKind[] {
@@ -46,18 +60,22 @@ export class CarrierRegistry {
     cached?.carrier.close();
     const kind = this.byKind.get(connection.kind);
     if (!kind) throw new Error(`carrier connection ${connection.id} is of kind ${connection.kind}, which this build does not have`);
-    const carrier = kind.create(connection);
+    if (!this.env) throw new Error("the carrier registry has no inbound path attached yet");
+    const carrier = kind.create(connection, this.env);
     this.live.set(key, { carrier, updatedAt: connection.updatedAt });
     return carrier;
   }
 
-  /** A connection changed or went: its live carrier is closed and rebuilt on next use. */
-  forget(id: string): void {
+  /** A connection changed or went: its live carrier is closed, and rebuilt now if it listens (else on next use). */
+  changed(workspaceId: string, id: string): void {
     this.live.get(id)?.carrier.close();
     this.live.delete(id);
+    const connection = this.listening ? this.connection(workspaceId, id) : undefined;
+    if (connection && this.byKind.get(connection.kind)?.listens) this.carrierOf(connection);
   }
 
   close(): void {
+    this.listening = false;
     for (const { carrier } of this.live.values()) carrier.close();
     this.live.clear();
   }

@@ -72,8 +72,15 @@ export interface Carrier {
   checkDialOptions(options: Record<string, unknown>): { field: string; message: string } | null;
   /** Whether the far end's own words may stand in for speech recognition (a scripted caller or callee). */
   scriptedRecognition(direction: "inbound" | "outbound", options: Record<string, unknown> | null): boolean;
+  /** How the connection is doing, for its API resource (a trunk registered, a port that failed to bind). */
+  status(): CarrierStatus;
   /** Lets go of sockets and timers when the connection changes or the server stops. */
   close(): void;
+}
+
+export interface CarrierStatus {
+  state: "ready" | "starting" | "listening" | "registering" | "registered" | "unreachable" | "failed";
+  detail: string | null;
 }
 
 /** A carrier connection as the carrier code sees it: credentials unsealed. */
@@ -91,6 +98,8 @@ export interface CarrierConnection {
 export interface InboundRequest {
   /** The kind of carrier it arrived on (`simulated`, `sip`, …); the number must be on a connection of that kind. */
   kind: string;
+  /** The connection it arrived on, when the carrier knows: the number must be on that one. */
+  connectionId?: string;
   /** The workspace's number that was called (E.164). */
   to: string;
   from: string | null;

@@ -15,7 +15,7 @@ export function inboundCalls(ctx: AppContext, brains: BrainServices, carriers: C
     const number = findOwnedNumber(ctx, workspaceId, request.to);
     const carrier = number ? carriers.carrier(workspaceId, number.carrier) : undefined;
     // Another workspace's number, or one on another carrier, is as unknown as a number nobody owns.
-    if (!number || !carrier || carrier.kind !== request.kind) {
+    if (!number || !carrier || carrier.kind !== request.kind || (request.connectionId && number.carrier !== request.connectionId)) {
       throw new ApiError("not_found", `${request.to} is not a ${request.kind} number of this workspace`);
     }
     return { number, scripted: carrier.scriptedRecognition("inbound", request.carrierOptions) };

@@ -50,6 +50,7 @@ export function createCarrierConnection(
     updatedAt: now,
   };
   ctx.db.insert(carrierConnections).values(row).run();
+  carriers.changed(workspaceId, row.id);
   return getCarrierConnection(ctx, carriers, workspaceId, row.id);
 }
 
@@ -82,7 +83,7 @@ export function updateCarrierConnection(
     changes.credentials = seal(ctx.keys.encryption, JSON.stringify(prepared.credentials));
   }
   ctx.db.update(carrierConnections).set(changes).where(and(eq(carrierConnections.workspaceId, workspaceId), eq(carrierConnections.id, id))).run();
-  carriers.forget(id);
+  carriers.changed(workspaceId, id);
   return getCarrierConnection(ctx, carriers, workspaceId, id);
 }
 
@@ -93,5 +94,5 @@ export function deleteCarrierConnection(ctx: AppContext, carriers: CarrierRegist
   const users = usage(workspaceId, id);
   if (users.length) throw new ApiError("resource_in_use", `the connection is still used: ${users.join("; ")}`);
   ctx.db.delete(carrierConnections).where(and(eq(carrierConnections.workspaceId, workspaceId), eq(carrierConnections.id, id))).run();
-  carriers.forget(id);
+  carriers.changed(workspaceId, id);
 }

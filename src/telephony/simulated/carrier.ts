@@ -1,4 +1,4 @@
-import type { CallLeg, Carrier, DialRequest, LegEndReason, LegEvent, MediaFormat } from "../types.ts";
+import type { CallLeg, Carrier, CarrierStatus, DialRequest, LegEndReason, LegEvent, MediaFormat } from "../types.ts";
 import { isBuiltinVoice } from "../../voice/speech/builtin/index.ts";
 import { simulatedNumbers } from "./inventory.ts";
 import type { TextToSpeech } from "../../voice/speech/types.ts";
@@ -158,6 +158,10 @@ export class SimulatedCarrier implements Carrier {
    */
   scriptedRecognition(direction: "inbound" | "outbound", options: Record<string, unknown> | null): boolean {
     return direction === "outbound" ? options?.recognition !== "agent" : options?.recognition === "simulated";
+  }
+
+  status(): CarrierStatus {
+    return { state: "ready", detail: null };
   }
 
   close(): void {}

@@ -24,3 +24,20 @@ export function responseTo(request: SipRequest, status: number, options: { reaso
   for (const [name, value] of options.headers ?? []) headers.append(name, value);
   return { type: "response", status, reason: options.reason ?? REASONS[status] ?? "Unknown", headers, body: options.body ?? "" };
 }
+
+/**
+ * A 400 for a request that failed to parse but still names who asked (its Via, From, To, Call-ID
+ * and CSeq lines read as they are); null when it does not, or when it was a response.
+ */
+export function badRequestFor(text: string, reason: string): SipResponse | null {
+  const [startLine, ...lines] = text.split(/\r?\n\r?\n/)[0].split(/\r?\n/);
+  if (!/^[A-Za-z]+ \S+ SIP\/2\.0$/.test(startLine ?? "") || /^ACK /i.test(startLine)) return null;
+  const headers = new SipHeaders();
+  for (const name of ["via", "from", "to", "call-id", "cseq"]) {
+    const value = lines.map((line) => /^([A-Za-z-]+)\s*:\s*(.*)$/.exec(line)).find((m) => m && new SipHeaders([[m[1], ""]]).has(name))?.[2];
+    if (!value) return null;
+    headers.append(name, value.slice(0, 300));
+  }
+  // The reason phrase says what was wrong, on one line without control characters.
+  return { type: "response", status: 400, reason: `Bad Request (${reason.replace(/[\x00-\x1f]/g, " ").slice(0, 100)})`, headers, body: "" };
+}

@@ -1,0 +1,180 @@
+// Debian's baresip as the far end of SIP tests: started headless with a generated config, audio
+// from a WAV file (aufile), both directions dumped to WAV files (sndfile), and driven over its TCP
+// control socket (netstring JSON commands in, call events out).
+import { spawn, type Subprocess } from "bun";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createServer } from "node:net";
+
+export const baresipAvailable = Bun.which("baresip") !== null;
+
+export async function freePort(kind: "udp" | "tcp" = "udp"): Promise<number> {
+  if (kind === "udp") {
+    const socket = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0 });
+    const port = socket.port;
+    socket.close();
+    return port;
+  }
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface BaresipEvent {
+  type: string;
+  param?: string;
+  peeruri?: string;
+  [key: string]: unknown;
+}
+
+export interface BaresipOptions {
+  /** 8 kHz mono 16-bit WAV played into every call (silence when absent). */
+  audioIn?: string;
+  answer: "auto" | "manual";
+  /** baresip's own user part (sip:user@127.0.0.1:port). */
+  user?: string;
+}
+
+export class Baresip {
+  readonly events: BaresipEvent[] = [];
+  readonly dir: string;
+  private process: Subprocess | null = null;
+  private control: import("bun").Socket<undefined> | null = null;
+  private buffer = "";
+  private waiters: (() => void)[] = [];
+  private constructor(
+    readonly sipPort: number,
+    private readonly controlPort: number,
+    dir: string,
+  ) {
+    this.dir = dir;
+  }
+
+  get uri(): string {
+    return `sip:127.0.0.1:${this.sipPort}`;
+  }
+
+  static async start(options: BaresipOptions): Promise<Baresip> {
+    const dir = mkdtempSync(join(tmpdir(), "baresip-"));
+    const sipPort = await freePort("udp");
+    const controlPort = await freePort("tcp");
+    const rtpBase = 30000 + Math.floor(Math.random() * 400) * 50;
+    const config = [
+      `sip_listen 127.0.0.1:${sipPort}`,
+      "module_path /usr/lib/baresip/modules",
+      "module g711.so",
+      "module aufile.so",
+      "module sndfile.so",
+      "module_app account.so",
+      "module_app menu.so",
+      "module_app ctrl_tcp.so",
+      `ctrl_tcp_listen 127.0.0.1:${controlPort}`,
+      `audio_source aufile,${options.audioIn ?? "/dev/null"}`,
+      // No sound card here: playback goes nowhere, sndfile keeps what was heard.
+      "audio_player aufile,/dev/null",
+      `snd_path ${dir}`,
+      "audio_codecs PCMU,PCMA",
+      `rtp_ports ${rtpBase}-${rtpBase + 49}`,
+      "sip_trans_def udp",
+    ];
+    writeFileSync(join(dir, "config"), config.join("\n") + "\n");
+    writeFileSync(join(dir, "accounts"), `<sip:${options.user ?? "far"}@127.0.0.1>;regint=0;answermode=${options.answer};audio_codecs=PCMU,PCMA\n`);
+    writeFileSync(join(dir, "contacts"), "");
+    const baresip = new Baresip(sipPort, controlPort, dir);
+    baresip.process = spawn(["baresip", "-f", dir], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    void baresip.collect(baresip.process.stdout as ReadableStream<Uint8Array>);
+    void baresip.collect(baresip.process.stderr as ReadableStream<Uint8Array>);
+    await baresip.connect();
+    return baresip;
+  }
+
+  private async connect(): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        this.control = await Bun.connect({
+          hostname: "127.0.0.1",
+          port: this.controlPort,
+          socket: {
+            data: (_socket, chunk) => this.receive(Buffer.from(chunk).toString("utf8")),
+          },
+        });
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw new Error(`baresip did not open its control port: ${(error as Error).message}`);
+        await Bun.sleep(100);
+      }
+    }
+  }
+
+  private receive(text: string): void {
+    this.buffer += text;
+    for (;;) {
+      const colon = this.buffer.indexOf(":");
+      if (colon < 0) return;
+      const length = Number(this.buffer.slice(0, colon));
+      if (this.buffer.length < colon + 1 + length + 1) return;
+      const json = this.buffer.slice(colon + 1, colon + 1 + length);
+      this.buffer = this.buffer.slice(colon + 1 + length + 1);
+      try {
+        const message = JSON.parse(json);
+        if (message.event) this.events.push(message as BaresipEvent);
+      } catch {
+        // not JSON: ignored
+      }
+      for (const wake of this.waiters.splice(0)) wake();
+    }
+  }
+
+  command(command: string, params = ""): void {
+    const json = JSON.stringify({ command, params, token: String(Date.now()) });
+    this.control!.write(`${Buffer.byteLength(json)}:${json},`);
+  }
+
+  async waitFor(type: string, timeoutMs = 20_000, from = 0): Promise<BaresipEvent> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.events.slice(from).find((event) => event.type === type);
+      if (found) return found;
+      if (Date.now() > deadline) {
+        throw new Error(`baresip: no ${type} within ${timeoutMs} ms; saw ${this.events.map((e) => `${e.type}${e.param ? `(${e.param})` : ""}`).join(", ")}\n${this.output.slice(-3000)}`);
+      }
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 200);
+      });
+    }
+  }
+
+  /** The WAV files sndfile wrote: `dec` is what baresip heard, `enc` what it sent. */
+  recordings(): { heard: string[]; sent: string[] } {
+    const files = readdirSync(this.dir).filter((name) => name.endsWith(".wav"));
+    return { heard: files.filter((f) => f.includes("-dec")).map((f) => join(this.dir, f)), sent: files.filter((f) => f.includes("-enc")).map((f) => join(this.dir, f)) };
+  }
+
+  async stop(): Promise<void> {
+    try {
+      this.command("quit");
+    } catch {
+      // already gone
+    }
+    this.control?.end();
+    const process = this.process;
+    if (!process) return;
+    const exited = await Promise.race([process.exited.then(() => true), Bun.sleep(2000).then(() => false)]);
+    if (!exited) process.kill(9);
+  }
+
+  /** What baresip printed, for the failure message of a test that went wrong. */
+  output = "";
+
+  private async collect(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) this.output += decoder.decode(chunk);
+  }
+}
