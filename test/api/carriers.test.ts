@@ -102,7 +102,7 @@ describe("bad input and roles", () => {
   test("secrets are masked to their last four characters, short ones entirely", () => {
     const json = carrierJson(
       { id: "car_1", workspaceId: "ws_1", name: "t", kind: "twilio", settings: { account_sid: "AC123" }, credentials: { auth_token: "0123456789abcdef", pin: "123456" }, updatedAt: 0 },
-      { createdAt: 0, callbackUrls: {}, builtIn: false },
+      { createdAt: 0, callbackUrls: {}, builtIn: false, status: { state: "ready", detail: null } },
     );
     expect(json.credentials).toEqual({ auth_token: "••••cdef", pin: "••••" });
     expect(json.settings).toEqual({ account_sid: "AC123" });

@@ -6,6 +6,14 @@ import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
+import { encodeWav } from "../../src/voice/media/wav-format.ts";
+
+/** A minute of 8 kHz silence: baresip's source when the test has nothing to say. */
+function silence(dir: string): string {
+  const path = join(dir, "silence.wav");
+  writeFileSync(path, encodeWav(new Int16Array(8000 * 60), { sampleRate: 8000, channels: 1 }));
+  return path;
+}
 
 export const baresipAvailable = Bun.which("baresip") !== null;
 
@@ -74,9 +82,7 @@ export class Baresip {
       "module_app menu.so",
       "module_app ctrl_tcp.so",
       `ctrl_tcp_listen 127.0.0.1:${controlPort}`,
-      `audio_source aufile,${options.audioIn ?? "/dev/null"}`,
-      // No sound card here: playback goes nowhere, sndfile keeps what was heard.
-      "audio_player aufile,/dev/null",
+      `audio_source aufile,${options.audioIn ?? silence(dir)}`,
       `snd_path ${dir}`,
       "audio_codecs PCMU,PCMA",
       `rtp_ports ${rtpBase}-${rtpBase + 49}`,

@@ -1,6 +1,6 @@
 // SIP against a real peer: Debian's baresip, started by the test, plays the caller's or callee's
 // speech from a WAV file and records what it hears; Parley's SIP trunk points at it.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { concatPcm } from "../../src/voice/media/frames.ts";
@@ -17,11 +17,14 @@ const opts = () => ({ token: s.user.token });
 const CALL_TIMEOUT = 60_000;
 const NUMBER = "+14155550150";
 const OTHER = "+14155550151";
+const OFF = "+14155550152";
+/** The number baresip answers to, as a PBX extension would. */
+const CALLEE = "+14155550177";
 const QUESTION = "What are your opening hours?";
 
 let sipPort: number;
 let agentId: string;
-let connectionId: string;
+let connectionId: string | null = null;
 let questionWav: string;
 const peers: Baresip[] = [];
 
@@ -65,33 +68,128 @@ beforeAll(async () => {
   agentId = agent.id;
 });
 
-describe.skipIf(!baresipAvailable)("a SIP trunk to baresip", () => {
-  test("baresip calls an agent's number: the greeting is heard, the caller is transcribed, BYE from baresip ends it", async () => {
-    const phone = await peer({ answer: "manual", audioIn: questionWav });
-    const connection = await post("/v1/telephony/carriers", { name: "Lab PBX", kind: "sip", settings: { trunk: `127.0.0.1:${phone.sipPort}`, listen_host: "127.0.0.1", listen_port: sipPort, rtp_port_min: 40000, rtp_port_max: 40999 } });
-    connectionId = connection.id;
-    const number = await post("/v1/phone-numbers/import", { number: NUMBER, carrier: connectionId });
-    await post(`/v1/phone-numbers/${number.id}/assign`, { agent_id: agentId });
+/** Points the lab trunk at this baresip (created on first use; a change rebuilds the carrier on the same port). */
+async function trunkTo(phone: Baresip, extra: Record<string, unknown> = {}): Promise<void> {
+  const settings = { trunk: `127.0.0.1:${phone.sipPort}`, listen_host: "127.0.0.1", listen_port: sipPort, rtp_port_min: 40000, rtp_port_max: 40999, ring_timeout_seconds: 45, ...extra };
+  if (!connectionId) {
+    connectionId = (await post("/v1/telephony/carriers", { name: "Lab PBX", kind: "sip", settings })).id;
+    for (const number of [NUMBER, OTHER, OFF]) {
+      const imported = await post("/v1/phone-numbers/import", { number, carrier: connectionId });
+      if (number !== OTHER) await post(`/v1/phone-numbers/${imported.id}/assign`, { agent_id: agentId });
+      if (number === OFF) await s.server.api.patch(`/v1/phone-numbers/${imported.id}`, { inbound: { enabled: false } }, opts());
+    }
+  } else {
+    const res = await s.server.api.patch(`/v1/telephony/carriers/${connectionId}`, { settings }, { token: s.user.token });
+    expect(res.status).toBe(200);
+  }
+  await waitUntil(async () => (await s.server.api.get(`/v1/telephony/carriers/${connectionId}`, opts())).body.status?.state === "listening", "the trunk to listen");
+}
 
+async function waitUntil(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
+
+async function heardRms(phone: Baresip, fromMs: number, toMs: number): Promise<number> {
+  await waitUntil(() => phone.recordings().heard.length > 0, "baresip's recording");
+  await Bun.sleep(300);
+  const [recording] = phone.recordings().heard;
+  const wav = decodeWav(new Uint8Array(await Bun.file(recording).arrayBuffer()));
+  return rms(wav.samples.subarray(Math.round((fromMs / 1000) * 8000), Math.round((toMs / 1000) * 8000)));
+}
+
+async function placeCall(to: string): Promise<string> {
+  return (await post("/v1/calls/outbound", { agent_id: agentId, to, from: NUMBER })).id;
+}
+
+describe.skipIf(!baresipAvailable)("a SIP trunk to baresip", () => {
+  test("baresip calls an agent's number: the greeting is heard, the caller is transcribed, keys arrive, BYE from baresip ends it", async () => {
+    const phone = await peer({ answer: "manual", audioIn: questionWav });
+    await trunkTo(phone);
     phone.command("dial", `sip:${NUMBER}@127.0.0.1:${sipPort}`);
     await phone.waitFor("CALL_ESTABLISHED");
     const live = (await s.server.api.get("/v1/calls?direction=inbound", opts())).body.data;
     expect(live).toHaveLength(1);
     const callId = live[0].id;
+    expect(live[0]).toMatchObject({ status: "in_progress", to: NUMBER, carrier: connectionId });
     const heard = await waitForCall(s.server.api, s.user.token, callId, (c) => (c.transcript ?? []).some((t: any) => t.role === "caller"), 30_000);
     expect(heard.transcript[0]).toMatchObject({ role: "agent", text: "Hello, this is Acme. How can I help?" });
+    // The offline recogniser heard baresip's WAV over RTP.
     const caller = heard.transcript.find((t: any) => t.role === "caller");
     expect(caller.text.toLowerCase()).toContain("hours");
+    // RFC 4733 from baresip.
+    phone.command("sndcode", "5");
+    await waitUntil(async () => (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data.some((e: any) => e.type === "dtmf" && e.data.digit === "5"), "the key");
     phone.command("hangup");
     const ended = await waitForCall(s.server.api, s.user.token, callId);
     expect(ended).toMatchObject({ status: "completed", end_reason: "customer_hangup", direction: "inbound", to: NUMBER, carrier: connectionId });
     await phone.waitFor("CALL_CLOSED");
-    await Bun.sleep(300);
-    const [recording] = phone.recordings().heard;
-    const wav = decodeWav(new Uint8Array(await Bun.file(recording).arrayBuffer()));
+    // What baresip heard while the greeting played is speech, not silence.
     const greeting = ended.transcript[0];
-    expect(rms(wav.samples.subarray(Math.round((greeting.start_ms / 1000) * 8000), Math.round((greeting.end_ms / 1000) * 8000)))).toBeGreaterThan(300);
+    expect(await heardRms(phone, greeting.start_ms + 100, greeting.end_ms - 100)).toBeGreaterThan(300);
+  }, CALL_TIMEOUT);
+
+  test("Parley calls baresip: ringing, answered, the greeting heard there, and the agent's hang-up is a BYE", async () => {
+    const phone = await peer({ answer: "auto", user: CALLEE });
+    await trunkTo(phone);
+    const callId = await placeCall(CALLEE);
+    const established = await phone.waitFor("CALL_ESTABLISHED");
+    // Caller ID: the agent's number.
+    expect(established.peeruri).toContain(NUMBER);
+    const talking = await waitForCall(s.server.api, s.user.token, callId, (c) => (c.transcript ?? []).some((t: any) => t.role === "agent" && t.end_ms), 20_000);
+    const greeting = talking.transcript[0];
+    expect((await s.server.api.post(`/v1/calls/${callId}/hangup`, undefined, opts())).status).toBe(202);
+    await phone.waitFor("CALL_CLOSED");
+    const ended = await waitForCall(s.server.api, s.user.token, callId);
+    expect(ended).toMatchObject({ status: "completed", end_reason: "agent_hangup", direction: "outbound" });
+    const events = (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data;
+    expect(events.filter((e: any) => e.type === "status").map((e: any) => e.data.status)).toEqual(["queued", "ringing", "in_progress", "completed"]);
+    expect(await heardRms(phone, greeting.start_ms + 100, greeting.end_ms - 100)).toBeGreaterThan(300);
+  }, CALL_TIMEOUT);
+
+  test("a blind transfer is a REFER baresip follows; the call ends transferred", async () => {
+    const phone = await peer({ answer: "auto", user: CALLEE });
+    await trunkTo(phone);
+    const callId = await placeCall(CALLEE);
+    await phone.waitFor("CALL_ESTABLISHED");
+    await waitForCall(s.server.api, s.user.token, callId, (c) => c.status === "in_progress", 10_000);
+    expect((await s.server.api.post(`/v1/calls/${callId}/transfer`, { to: "+14155550999" }, opts())).status).toBe(202);
+    const transfer = await phone.waitFor("TRANSFER");
+    expect(transfer.param).toContain("sip:+14155550999@127.0.0.1");
+    const ended = await waitForCall(s.server.api, s.user.token, callId);
+    expect(ended).toMatchObject({ status: "transferred", end_reason: "transferred" });
+  }, CALL_TIMEOUT);
+
+  test("busy (486 from baresip) and no answer (CANCEL after the ring timeout)", async () => {
+    const phone = await peer({ answer: "manual", user: CALLEE });
+    await trunkTo(phone, { ring_timeout_seconds: 5 });
+    const busy = await placeCall(CALLEE);
+    await phone.waitFor("CALL_INCOMING");
+    phone.command("hangup");
+    expect(await waitForCall(s.server.api, s.user.token, busy)).toMatchObject({ status: "busy", end_reason: "busy" });
+
+    const from = phone.events.length;
+    const unanswered = await placeCall(CALLEE);
+    await phone.waitFor("CALL_INCOMING", 10_000, from);
+    expect(await waitForCall(s.server.api, s.user.token, unanswered, undefined, 20_000)).toMatchObject({ status: "no_answer", end_reason: "no_answer" });
+    // Parley's CANCEL reached baresip: its ringing call is gone too.
+    await phone.waitFor("CALL_CLOSED", 5_000, from);
+  }, CALL_TIMEOUT);
+
+  test("numbers nobody answers are refused: 404 for an unknown one, 480 for one without an agent or switched off", async () => {
+    const phone = await peer({ answer: "manual" });
+    await trunkTo(phone);
+    const closedWith = async (number: string) => {
+      const from = phone.events.length;
+      phone.command("dial", `sip:${number}@127.0.0.1:${sipPort}`);
+      return (await phone.waitFor("CALL_CLOSED", 10_000, from)).param ?? "";
+    };
+    expect(await closedWith("+19995550100")).toContain("404");
+    expect(await closedWith(OTHER)).toContain("480");
+    expect(await closedWith(OFF)).toContain("480");
+    expect((await s.server.api.get("/v1/calls?direction=inbound", opts())).body.data.filter((c: any) => c.to !== NUMBER)).toEqual([]);
   }, CALL_TIMEOUT);
 });
-
-afterAll(() => {});

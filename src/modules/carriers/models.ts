@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
-import type { CarrierConnection } from "../../telephony/types.ts";
+import type { CarrierConnection, CarrierStatus } from "../../telephony/types.ts";
 
 const Settings = t.Record(t.String(), t.Unknown(), { description: "What the carrier needs that is not secret (see each kind in the README)" });
 const Credentials = t.Record(t.String(), t.String({ minLength: 1, maxLength: 4096 }), { description: "Secrets, stored encrypted with the instance key and never returned" });
@@ -19,6 +19,13 @@ export function carrierModels(kinds: [string, ...string[]], summaries: string) {
       credentials: t.Record(t.String(), t.String(), { description: "Masked: each secret's last four characters" }),
       callback_urls: t.Record(t.String(), t.String(), { description: "What to configure at the carrier so its calls and events reach Parley" }),
       built_in: t.Boolean({ description: "true for the simulated carrier, which cannot be changed or removed" }),
+      status: t.Object(
+        {
+          state: t.Union(["ready", "starting", "listening", "registering", "registered", "unreachable", "failed"].map((state) => t.Literal(state)) as [ReturnType<typeof t.Literal<string>>]),
+          detail: t.Union([t.String(), t.Null()]),
+        },
+        { description: "How the live connection is doing: a SIP trunk listening, registered, unreachable by OPTIONS, or failed to start (with why)" },
+      ),
       created_at: t.Union([Timestamp, t.Null()]),
       updated_at: t.Union([Timestamp, t.Null()]),
     }),
@@ -39,7 +46,7 @@ export function carrierModels(kinds: [string, ...string[]], summaries: string) {
 
 const mask = (secret: string) => `••••${secret.length > 8 ? secret.slice(-4) : ""}`;
 
-export function carrierJson(connection: CarrierConnection, extra: { createdAt: number | null; callbackUrls: Record<string, string>; builtIn: boolean }) {
+export function carrierJson(connection: CarrierConnection, extra: { createdAt: number | null; callbackUrls: Record<string, string>; builtIn: boolean; status: CarrierStatus }) {
   return {
     id: connection.id,
     object: "carrier_connection" as const,
@@ -49,6 +56,7 @@ export function carrierJson(connection: CarrierConnection, extra: { createdAt: n
     credentials: Object.fromEntries(Object.entries(connection.credentials).map(([key, secret]) => [key, mask(secret)])),
     callback_urls: extra.callbackUrls,
     built_in: extra.builtIn,
+    status: extra.status,
     created_at: extra.createdAt === null ? null : toIso(extra.createdAt),
     updated_at: extra.builtIn ? null : toIso(connection.updatedAt),
   };

@@ -23,6 +23,7 @@ export function carrierRoutes(ctx: HttpContext, carriers: CarrierRegistry, usage
       createdAt: connection.createdAt,
       callbackUrls: carriers.kind(connection.kind)?.callbackUrls(connection, ctx.publicUrl) ?? {},
       builtIn: connection.id === SIMULATED_CONNECTION_ID,
+      status: carriers.carrier(connection.workspaceId, connection.id)?.status() ?? { state: "failed", detail: "the connection is gone" },
     });
   const rowJson = (row: CarrierConnectionRow) => json({ ...unsealConnection(ctx, row), createdAt: row.createdAt });
   return new Elysia({ prefix: "/v1/telephony/carriers" })

@@ -38,7 +38,12 @@ async function bindEven(host: string, range: { min: number; max: number }, onDat
   for (let i = 0; i < span; i++) {
     const port = range.min + 2 * ((start + i) % span);
     try {
-      return await Bun.udpSocket({ hostname: host, port, socket: { data: (_socket, data, fromPort, address) => onData(data, fromPort, address) } });
+      return await Bun.udpSocket({
+        hostname: host,
+        port,
+        // ICMP "port unreachable" from a far end that went away comes back as an error: the call's signalling deals with that.
+        socket: { data: (_socket, data, fromPort, address) => onData(data, fromPort, address), error: () => {} },
+      });
     } catch {
       // taken: try the next one
     }

@@ -23,6 +23,8 @@ export interface SipCarrierEnv {
   log: (message: string) => void;
 }
 
+const BIND_RETRY_MS = 2_000;
+
 /** A trunk sells no numbers: they are the customer's DIDs, brought in with import. */
 const trunkNumbers: NumberInventory = {
   async search() {
@@ -99,7 +101,7 @@ export class SipCarrier implements Carrier {
       const address = isIp(this.settings.trunk.host) ? this.settings.trunk.host : (await lookup(this.settings.trunk.host, 4)).address;
       this.trunk = { ...this.trunk, address };
       this.allowed = new Set([address, ...this.settings.allowedSources]);
-      const transport = await SipTransport.open({ host: this.settings.listenHost, port: this.settings.listenPort, tcp: this.settings.transport === "tcp" }, this.ua);
+      const transport = await this.bind();
       if (this.closed) {
         transport.close();
         return;
@@ -120,6 +122,19 @@ export class SipCarrier implements Carrier {
     if (this.settings.keepaliveSeconds > 0) {
       this.keepalive = setInterval(() => void this.ping(), this.settings.keepaliveSeconds * 1000);
       this.keepalive.unref?.();
+    }
+  }
+
+  /** The connection's port; a carrier being replaced frees it a moment later, so a taken port is tried again briefly. */
+  private async bind(): Promise<SipTransport> {
+    const deadline = Date.now() + BIND_RETRY_MS;
+    for (;;) {
+      try {
+        return await SipTransport.open({ host: this.settings.listenHost, port: this.settings.listenPort, tcp: this.settings.transport === "tcp" }, this.ua);
+      } catch (error) {
+        if (this.closed || this.settings.listenPort === 0 || Date.now() > deadline) throw error;
+        await Bun.sleep(50);
+      }
     }
   }
 

@@ -39,7 +39,11 @@ export class SipTransport {
     const udp = await Bun.udpSocket({
       hostname: options.host,
       port: options.port,
-      socket: { data: (_socket, data, port, address) => transport?.receive(data, { transport: "udp", address, port }) },
+      socket: {
+        data: (_socket, data, port, address) => transport?.receive(data, { transport: "udp", address, port }),
+        // ICMP errors (a peer's port closed) say nothing a transaction timeout will not: they are not fatal.
+        error: (_socket, error) => events.malformed?.(`UDP: ${error.message}`, { transport: "udp", address: options.host, port: options.port }),
+      },
     });
     let tcp: Bun.TCPSocketListener<unknown> | null = null;
     if (options.tcp) {

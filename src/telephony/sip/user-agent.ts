@@ -111,7 +111,8 @@ export class SipUserAgent implements TransportEvents {
 
   /** Sends a request as a client transaction; resolves with the final response (a 408 of our own on timeout). */
   send(request: SipRequest, target: SipTarget, options: SendOptions = {}): Promise<SipResponse> {
-    const branch = branchOf(request);
+    // A CANCEL shares its INVITE's branch (§9.1): the method tells the two transactions apart.
+    const branch = `${branchOf(request)}|${request.method}`;
     return new Promise((resolve) => {
       const tx: ClientTransaction = { request, target, options, final: null, provisional: false, resolve, timers: [] };
       this.clients.set(branch, tx);
@@ -167,9 +168,9 @@ export class SipUserAgent implements TransportEvents {
   }
 
   private response(response: SipResponse): void {
-    const branch = branchOf(response);
+    const branch = `${branchOf(response)}|${parseCSeq(response.headers.get("cseq")!).method}`;
     const tx = this.clients.get(branch);
-    if (!tx || parseCSeq(response.headers.get("cseq")!).method !== tx.request.method) return;
+    if (!tx) return;
     if (response.status < 200) {
       if (tx.final) return;
       tx.provisional = true;
