@@ -28,6 +28,7 @@ describe("the built-in simulated carrier", () => {
       built_in: true,
       created_at: null,
       updated_at: null,
+      status: { state: "ready", detail: null },
     });
     expect((await s.server.api.get("/v1/telephony/carriers/simulated", opts())).body.id).toBe("simulated");
     const patch = await s.server.api.patch("/v1/telephony/carriers/simulated", { name: "mine now" }, opts());
@@ -87,6 +88,15 @@ describe("bad input and roles", () => {
     expectField(await s.server.api.post("/v1/telephony/carriers", { name: "x", kind: "simulated", settings: { host: "pbx" } }, opts()), "settings.host");
     expectField(await s.server.api.post("/v1/telephony/carriers", { name: "x", kind: "simulated", credentials: { password: "secret" } }, opts()), "credentials.password");
     expectField(await s.server.api.post("/v1/telephony/carriers", { name: "x", kind: "simulated", colour: "red" }, opts()), "colour");
+    const sip = (settings: Record<string, unknown>, credentials?: Record<string, string>) => s.server.api.post("/v1/telephony/carriers", { name: "x", kind: "sip", settings, credentials }, opts());
+    expectField(await sip({}), "settings.trunk");
+    expectField(await sip({ trunk: "pbx.lan:99999" }), "settings.trunk");
+    expectField(await sip({ trunk: "pbx.lan", transport: "sctp" }), "settings.transport");
+    expectField(await sip({ trunk: "pbx.lan", codecs: ["opus"] }), "settings.codecs");
+    expectField(await sip({ trunk: "pbx.lan", rtp_port_min: 20000, rtp_port_max: 20001 }), "settings.rtp_port_max");
+    expectField(await sip({ trunk: "pbx.lan", register: true }), "settings.register");
+    expectField(await sip({ trunk: "pbx.lan" }, { password: "secret" }), "credentials.username");
+    expectField(await sip({ trunk: "pbx.lan", colour: "red" }), "settings.colour");
     const names = (await s.server.api.get("/v1/telephony/carriers", opts())).body.data.map((c: { name: string }) => c.name);
     expect(names).not.toContain("x");
   });
