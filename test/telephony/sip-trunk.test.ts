@@ -62,7 +62,7 @@ const isResponse = (status: number, callId: string, method = "INVITE") => (m: an
 
 beforeAll(async () => {
   trunk = await SipPeer.start("127.0.0.1", (_peer, request, from) => script(request, from));
-  media = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0, socket: { data: (_s, data) => rtpPackets.push({ pt: data[1] & 0x7f, length: data.length }) } });
+  media = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0, socket: { data: (_s, data) => void rtpPackets.push({ pt: data[1] & 0x7f, length: data.length }) } });
   sipPort = await freePort("udp");
   agentId = (await post("/v1/agents", { name: "Desk", first_message: "Hello, this is the front desk." })).id;
   connectionId = (await post("/v1/telephony/carriers", { name: "Scripted trunk", kind: "sip", settings: { trunk: `127.0.0.1:${trunk.port}`, listen_host: "127.0.0.1", listen_port: sipPort, rtp_port_min: 41000, rtp_port_max: 41999, keepalive_seconds: 0 } })).id;
