@@ -146,6 +146,21 @@ describe("calls from the trunk", () => {
   }, CALL_TIMEOUT);
 });
 
+describe("test keys", () => {
+  test("reach only the simulated carrier: no call out of the trunk, no number onto it", async () => {
+    const key = await s.server.api.post("/v1/api-keys", { name: "sandbox", scope: "write", mode: "test" }, opts());
+    expect(key.status).toBe(201);
+    const asTest = { token: key.body.key };
+    const call = await s.server.api.post("/v1/calls/outbound", { agent_id: agentId, to: "+14155550199", from: NUMBER }, asTest);
+    expect(`${call.status} ${call.body.code}`).toBe("403 forbidden");
+    expect(call.body.detail).toContain("test keys only reach the simulated carrier");
+    const imported = await s.server.api.post("/v1/phone-numbers/import", { number: "+14155550169", carrier: connectionId }, asTest);
+    expect(imported.status).toBe(403);
+    // The simulated carrier is theirs to use.
+    expect((await s.server.api.post("/v1/phone-numbers/buy", { number: "+14155550168" }, asTest)).status).toBe(201);
+  });
+});
+
 describe("digest authentication", () => {
   const NONCE = "a1b2c3d4";
   /** A trunk that challenges every INVITE and REGISTER and knows only the password "right". */

@@ -11,6 +11,7 @@ import type { TurnRecord } from "./lifecycle.ts";
 import { Call, CallEvent, CallsQuery, OutboundBody, Turn, callJson, transcriptText } from "./models.ts";
 import { fileResponse, mp3For, requireRecording } from "./recording.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
+import { reachOf } from "../../telephony/reach.ts";
 import * as service from "./service.ts";
 
 const doc = docsFor("Calls");
@@ -66,7 +67,7 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
         detail: { ...doc("exportCalls", "Calls as CSV"), "x-response-types": ["text/csv"] },
       },
     )
-    .post("/outbound", ({ principal, body }) => status(201, json(service.createOutboundCall(ctx, carriers, principal.workspaceId, body))), {
+    .post("/outbound", ({ principal, body }) => status(201, json(service.createOutboundCall(ctx, carriers, principal.workspaceId, body, { reach: reachOf(principal) }))), {
       auth: "write",
       body: OutboundBody,
       response: { 201: Call },

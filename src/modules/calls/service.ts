@@ -10,6 +10,7 @@ import { enqueueJob } from "../../jobs/queue.ts";
 import { liveCalls } from "../../voice/runtime/registry.ts";
 import { agentReadinessProblems } from "../../voice/readiness.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
+import { checkReach, type CarrierReach } from "../../telephony/reach.ts";
 import type { Carrier } from "../../telephony/types.ts";
 import { configOf, getAgent, referencedAgent } from "../agents/service.ts";
 import { findNumberById, findOwnedNumber, numberOfAgent, type PhoneNumberRow } from "../phone-numbers/service.ts";
@@ -33,7 +34,7 @@ export interface OutboundInput {
  * Checks everything a call needs before it is queued (an agent that can talk, a caller id the
  * workspace owns), records it as `queued`, and queues the job that dials it.
  */
-export function createOutboundCall(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: OutboundInput, extra: { campaignId?: string; contactId?: number } = {}): CallRow {
+export function createOutboundCall(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: OutboundInput, extra: { campaignId?: string; contactId?: number; reach?: CarrierReach } = {}): CallRow {
   const agent = referencedAgent(ctx, workspaceId, input.agent_id);
   const number = input.fromNumberId
     ? findNumberById(ctx, workspaceId, input.fromNumberId)
@@ -44,6 +45,7 @@ export function createOutboundCall(ctx: AppContext, carriers: CarrierRegistry, w
   if (input.from && !number) throw invalid("from", `${input.from} is not a number of this workspace`);
   if (!number) throw new ApiError("agent_not_ready", "the agent has no phone number: assign one (POST /v1/phone-numbers/{id}/assign) or pass `from`");
   const carrier = carrierOfNumber(carriers, number);
+  checkReach(carrier, extra.reach ?? "any");
   const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition: carrier.scriptedRecognition("outbound", input.simulation ?? null) });
   if (problems.length) throw notReady(problems);
   const optionsProblem = input.simulation ? carrier.checkDialOptions(input.simulation) : null;

@@ -6,6 +6,7 @@ import { IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
 import { AssignBody, AvailableNumber, AvailableQuery, BuyBody, ImportBody, PhoneNumber, PhoneNumberUpdate, phoneNumberJson } from "./models.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
+import { reachOf } from "../../telephony/reach.ts";
 import * as service from "./service.ts";
 
 const doc = docsFor("Phone numbers");
@@ -21,19 +22,19 @@ export function phoneNumberRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
       },
       { auth: "read", query: t.Object(listQuery), response: { 200: ListOf(PhoneNumber) }, detail: doc("listPhoneNumbers", "List") },
     )
-    .get("/available", async ({ principal, query }) => ({ data: await service.searchAvailable(ctx, carriers, principal.workspaceId, query), has_more: false, next_cursor: null }), {
+    .get("/available", async ({ principal, query }) => ({ data: await service.searchAvailable(ctx, carriers, principal.workspaceId, query, reachOf(principal)), has_more: false, next_cursor: null }), {
       auth: "read",
       query: AvailableQuery,
       response: { 200: ListOf(AvailableNumber) },
       detail: doc("searchAvailableNumbers", "Search a carrier's inventory"),
     })
-    .post("/buy", async ({ principal, body }) => status(201, phoneNumberJson(await service.buyNumber(ctx, carriers, principal.workspaceId, body))), {
+    .post("/buy", async ({ principal, body }) => status(201, phoneNumberJson(await service.buyNumber(ctx, carriers, principal.workspaceId, body, reachOf(principal)))), {
       auth: "write",
       body: BuyBody,
       response: { 201: PhoneNumber },
       detail: doc("buyPhoneNumber", "Buy a number through a carrier"),
     })
-    .post("/import", async ({ principal, body }) => status(201, phoneNumberJson(await service.importNumber(ctx, carriers, principal.workspaceId, body))), {
+    .post("/import", async ({ principal, body }) => status(201, phoneNumberJson(await service.importNumber(ctx, carriers, principal.workspaceId, body, reachOf(principal)))), {
       auth: "write",
       body: ImportBody,
       response: { 201: PhoneNumber },

@@ -6,6 +6,7 @@ import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { SIMULATED_CONNECTION_ID } from "../../telephony/connections.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
+import { checkReach, type CarrierReach } from "../../telephony/reach.ts";
 import type { Carrier } from "../../telephony/types.ts";
 import { referencedAgent } from "../agents/service.ts";
 
@@ -29,9 +30,10 @@ export const numbersOnCarrier = (ctx: AppContext, workspaceId: string, connectio
   numbersDescribed(ctx, workspaceId, eq(phoneNumbers.carrier, connectionId), "is on it");
 
 /** The workspace's carrier connection a request names (the built-in simulated one by default). */
-function carrierNamed(carriers: CarrierRegistry, workspaceId: string, id: string | undefined, field: string): Carrier {
+function carrierNamed(carriers: CarrierRegistry, workspaceId: string, id: string | undefined, field: string, reach: CarrierReach): Carrier {
   const carrier = carriers.carrier(workspaceId, id ?? SIMULATED_CONNECTION_ID);
   if (!carrier) throw invalid(field, `no carrier connection ${id} in this workspace (GET /v1/telephony/carriers lists them)`);
+  checkReach(carrier, reach);
   return carrier;
 }
 
@@ -41,8 +43,8 @@ function refuseTaken(ctx: AppContext, number: string): void {
   if (taken(ctx)(number)) throw new ApiError("number_unavailable", `${number} is already taken`, { errors: [{ field: "number", message: "is already taken" }] });
 }
 
-export async function searchAvailable(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, query: { area_code?: string; contains?: string; carrier_id?: string; limit?: number }) {
-  const carrier = carrierNamed(carriers, workspaceId, query.carrier_id, "carrier_id");
+export async function searchAvailable(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, query: { area_code?: string; contains?: string; carrier_id?: string; limit?: number }, reach: CarrierReach = "any") {
+  const carrier = carrierNamed(carriers, workspaceId, query.carrier_id, "carrier_id", reach);
   const found = await carrier.numbers.search({ areaCode: query.area_code, contains: query.contains, limit: query.limit ?? 20 }, taken(ctx));
   return found.map((available) => ({ object: "available_number" as const, number: available.number, carrier: carrier.connectionId, region: available.region }));
 }
@@ -60,16 +62,16 @@ function insertNumber(ctx: AppContext, workspaceId: string, number: string, carr
 }
 
 /** A number from the carrier's inventory: the one asked for, or the first free one in the area code. */
-export async function buyNumber(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: { number?: string; area_code?: string; carrier_id?: string; label?: string }): Promise<PhoneNumberRow> {
-  const carrier = carrierNamed(carriers, workspaceId, input.carrier_id, "carrier_id");
+export async function buyNumber(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: { number?: string; area_code?: string; carrier_id?: string; label?: string }, reach: CarrierReach = "any"): Promise<PhoneNumberRow> {
+  const carrier = carrierNamed(carriers, workspaceId, input.carrier_id, "carrier_id", reach);
   if (input.number) refuseTaken(ctx, input.number);
   const number = await carrier.numbers.buy({ number: input.number, areaCode: input.area_code }, taken(ctx));
   return insertNumber(ctx, workspaceId, number, carrier.connectionId, input.label);
 }
 
 /** Bring your own number: the carrier confirms it (and points its calls here); then it routes inbound calls and is a caller id. */
-export async function importNumber(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: { number: string; carrier?: string; label?: string }): Promise<PhoneNumberRow> {
-  const carrier = carrierNamed(carriers, workspaceId, input.carrier, "carrier");
+export async function importNumber(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: { number: string; carrier?: string; label?: string }, reach: CarrierReach = "any"): Promise<PhoneNumberRow> {
+  const carrier = carrierNamed(carriers, workspaceId, input.carrier, "carrier", reach);
   refuseTaken(ctx, input.number);
   await carrier.numbers.adopt(input.number);
   return insertNumber(ctx, workspaceId, input.number, carrier.connectionId, input.label);
