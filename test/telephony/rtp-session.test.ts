@@ -10,10 +10,13 @@ afterEach(() => {
   for (const session of open.splice(0)) session.close();
 });
 
-async function pair() {
+/** Two sessions talking to each other; silence keep-alive off unless asked for, so counts are exact. */
+async function pair(keepAlive = false) {
   const a = await RtpSession.open(mediaClock, "127.0.0.1", RANGE);
   const b = await RtpSession.open(mediaClock, "127.0.0.1", RANGE);
   open.push(a, b);
+  a.stream(keepAlive);
+  b.stream(keepAlive);
   const settings = (port: number) => ({ remote: { address: "127.0.0.1", port }, payloadType: 0, dtmfPayloadType: 101, silence: 0xff });
   a.configure(settings(b.port));
   b.configure(settings(a.port));
@@ -27,6 +30,21 @@ const until = async (done: () => boolean, ms = 3000) => {
 };
 
 describe("RTP session", () => {
+  test("a quiet side still streams: a tick with nothing to send sends one frame of silence", async () => {
+    const { a, b } = await pair(true);
+    const heard: number[] = [];
+    b.onFrame((f) => heard.push(f[0]));
+    await until(() => heard.length >= 10);
+    // 0xff is µ-law silence; every tick carried exactly one frame, so nothing was late or lost.
+    expect(new Set(heard)).toEqual(new Set([0xff]));
+    expect(b.stats).toMatchObject({ lost: 0, foreign: 0 });
+    expect(a.stats.sent).toBeGreaterThanOrEqual(10);
+    a.stream(false);
+    const sent = a.stats.sent;
+    await Bun.sleep(100);
+    expect(a.stats.sent).toBe(sent);
+  });
+
   test("binds even ports in the range", async () => {
     const { a, b } = await pair();
     for (const port of [a.port, b.port]) {

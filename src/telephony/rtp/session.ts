@@ -64,6 +64,9 @@ export class RtpSession {
   private unsubscribe: (() => void) | null = null;
   private sent = 0;
   private foreign = 0;
+  /** Frames sent since the last tick: a tick with none sends silence, since PBXes hang up on a line that goes quiet (RTP timeout). */
+  private sentSinceTick = 0;
+  private keepStreaming = true;
   private closed = false;
 
   private constructor(
@@ -103,9 +106,15 @@ export class RtpSession {
     this.dtmfHandler = handler;
   }
 
+  /** Whether silence is sent when nothing else is (off while the far end holds the call). */
+  stream(on: boolean): void {
+    this.keepStreaming = on;
+  }
+
   /** One 20 ms frame to the far end. */
   send(frame: Uint8Array): void {
     if (!this.settings || this.closed) return;
+    this.sentSinceTick++;
     this.transmit({ payloadType: this.settings.payloadType, marker: false, payload: frame });
     this.timestamp = (this.timestamp + SAMPLES_PER_FRAME) >>> 0;
   }
@@ -175,6 +184,11 @@ export class RtpSession {
   }
 
   private play(): void {
+    if (this.settings && !this.closed && this.keepStreaming && this.sentSinceTick === 0) {
+      this.transmit({ payloadType: this.settings.payloadType, marker: false, payload: new Uint8Array(SAMPLES_PER_FRAME).fill(this.settings.silence) });
+      this.timestamp = (this.timestamp + SAMPLES_PER_FRAME) >>> 0;
+    }
+    this.sentSinceTick = 0;
     const frame = this.jitter.pop();
     if (frame === undefined || !this.settings) return;
     this.frameHandler?.(frame ?? new Uint8Array(SAMPLES_PER_FRAME).fill(this.settings.silence));

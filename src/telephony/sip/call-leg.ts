@@ -3,7 +3,7 @@
 // INFO keys, REFER for a blind transfer). How the call starts is in dial.ts and answer.ts.
 import { decodeG711, encodeG711 } from "../../voice/media/g711.ts";
 import type { MediaClock } from "../../voice/media/media-clock.ts";
-import { RtpSession } from "../rtp/session.ts";
+import { RtpSession, type RtpSessionStats } from "../rtp/session.ts";
 import type { CallLeg, LegEndReason, LegEvent, MediaFormat } from "../types.ts";
 import { formatNameAddr } from "./address.ts";
 import { Dialog } from "./dialog.ts";
@@ -105,6 +105,11 @@ export class SipCallLeg implements CallLeg {
     this.stop("local_hangup");
   }
 
+  /** The RTP stream's counters (sent, received, lost, late, foreign), for diagnostics and benchmarks. */
+  mediaStats(): RtpSessionStats | null {
+    return this.rtp?.stats ?? null;
+  }
+
   // ------------------------------------------------------------------ inside the dialog
 
   /** A request inside this call's dialog. */
@@ -193,6 +198,7 @@ export class SipCallLeg implements CallLeg {
   protected useMedia(media: NegotiatedMedia): void {
     this.media = media;
     this.held = media.direction === "recvonly" || media.direction === "inactive";
+    this.rtp!.stream(!this.held);
     this.rtp!.configure({ remote: { ...media.remote }, payloadType: media.payloadType, dtmfPayloadType: media.dtmfPayloadType, silence: media.encoding === "pcmu" ? 0xff : 0xd5 });
   }
 
