@@ -146,6 +146,28 @@ describe("calls from the trunk", () => {
   }, CALL_TIMEOUT);
 });
 
+describe("TCP", () => {
+  test("a trunk on TCP frames messages by Content-Length across writes and answers on the same connection", async () => {
+    const tcpPort = await freePort("tcp");
+    const tcp = await post("/v1/telephony/carriers", { name: "TCP trunk", kind: "sip", settings: { trunk: "127.0.0.1:5999", transport: "tcp", listen_host: "127.0.0.1", listen_port: tcpPort, keepalive_seconds: 0 } });
+    await until(async () => (await s.server.api.get(`/v1/telephony/carriers/${tcp.id}`, opts())).body.status.state === "listening", "the TCP trunk");
+    let received = "";
+    const socket = await Bun.connect({ hostname: "127.0.0.1", port: tcpPort, socket: { data: (_s, chunk) => void (received += Buffer.from(chunk).toString()) } });
+    const callId = `${token()}@tcp`;
+    const options = invite({ callId, branch: "tcp1", sdp: "", method: "OPTIONS" }).replace("SIP/2.0/UDP", "SIP/2.0/TCP").replace(`:${sipPort} SIP/2.0`, `:${tcpPort} SIP/2.0`);
+    // A keep-alive CRLF, then the request in two pieces.
+    socket.write("\r\n\r\n");
+    socket.write(options.slice(0, 40));
+    await Bun.sleep(50);
+    socket.write(options.slice(40));
+    await until(() => received.includes(callId), "the answer over TCP");
+    expect(received).toStartWith("SIP/2.0 200 OK");
+    expect(received).toContain("Allow: INVITE");
+    socket.end();
+    expect((await s.server.api.delete(`/v1/telephony/carriers/${tcp.id}`, opts())).status).toBe(204);
+  });
+});
+
 describe("test keys", () => {
   test("reach only the simulated carrier: no call out of the trunk, no number onto it", async () => {
     const key = await s.server.api.post("/v1/api-keys", { name: "sandbox", scope: "write", mode: "test" }, opts());
