@@ -100,6 +100,7 @@ for await (const line of console) {
   if (line === "measure") {
     for (const stream of streams.values()) stream.lastSeq = null;
     measuring = true;
+    console.log(JSON.stringify({ measuring: true }));
   } else if (line === "report") {
     measuring = false;
     let received = 0;
