@@ -84,7 +84,9 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(webhookRoutes(ctx));
   // Each carrier's own callbacks and media sockets, under /v1/telephony/<kind>/.
   for (const kind of services.carriers.kinds()) {
-    if (kind.routes) app.use(kind.routes(ctx, { inbound: services.inbound }, `/v1/telephony/${kind.kind}`));
+    if (!kind.routes) continue;
+    const carriers = services.carriers;
+    app.use(kind.routes(ctx, { inbound: services.inbound, connection: (id) => carriers.byId(id), connectionsOfKind: (name) => carriers.ofKind(name) }, `/v1/telephony/${kind.kind}`));
   }
   app.use(openApiRoutes(ctx, routes));
   routes.load(app.routes);

@@ -9,6 +9,9 @@ import { requestMeta, type RequestMeta } from "./request-meta.ts";
 /** Health checks per client IP and minute, as a multiple of the public limit (300 by default). */
 export const PROBE_ALLOWANCE = 10;
 
+/** Carrier callbacks per sending IP and minute, as a multiple of the credential limit. */
+const CARRIER_ALLOWANCE = 10;
+
 /** What a route asks of its caller: its documented auth, or a probe (public, with a bucket of its own). */
 export type Guard = RouteAuth | "probe";
 
@@ -55,6 +58,9 @@ function buildAdmission(ctx: HttpContext): Admit {
     // A monitor or load balancer behind the same address as busy public traffic (a NAT, the balancer
     // itself) must never see 429 from health because of that traffic: probes count on their own.
     if (guard === "probe") return enforceRateLimit(rateLimiter, meta, `probe:${meta.ip}`, config.publicRateLimitPerMinute * PROBE_ALLOWANCE);
+    // A carrier sends a callback per call event from a few addresses: its own bucket, at the
+    // credential rate; the route itself checks the carrier's signature.
+    if (guard === "carrier") return enforceRateLimit(rateLimiter, meta, `carrier:${meta.ip}`, config.rateLimitPerMinute * CARRIER_ALLOWANCE);
     const credential = readCredential(request.headers.get("authorization"));
     if (guard === "user") {
       if (!credential) {
@@ -91,6 +97,7 @@ function buildAdmission(ctx: HttpContext): Admit {
  *   { user: true }                                     a signed-in person (JWT), not an API key
  *   { public: true }                                   anyone, rate-limited per client IP
  *   { probe: true }                                    anyone, per client IP in a bucket of its own (health checks)
+ *   { carrier: true }                                  a carrier's callback: the route checks the carrier's signature
  */
 export function authPlugin(ctx: HttpContext) {
   let plugin = plugins.get(ctx);
@@ -121,6 +128,10 @@ function buildAuthPlugin(ctx: HttpContext) {
     public: (_enabled: true) => ({
       detail: { "x-required-scope": "public", security: [] },
       transform: ({ request }: { request: Request }) => admit(request, "public"),
+    }),
+    carrier: (_enabled: true) => ({
+      detail: { "x-required-scope": "carrier", security: [] },
+      transform: ({ request }: { request: Request }) => admit(request, "carrier"),
     }),
     probe: (_enabled: true) => ({
       detail: { "x-required-scope": "public", "x-probe": true, security: [] },

@@ -64,6 +64,9 @@ function unmatchedRoute(ctx: HttpContext, routes: RouteIndex, request: Request, 
     Object.assign(headers, limited.extra.headers);
     return { problemCode: limited.code, detail: limited.message };
   }
+  if (request.method === "GET" && routes.isWebSocket(path)) {
+    return { problemCode: "bad_request" as ErrorCode, detail: `${path} is a WebSocket: open it with Upgrade: websocket` };
+  }
   if (allowed.length) {
     headers.allow = allowed.join(", ");
     return { problemCode: "method_not_allowed" as ErrorCode, detail: `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}` };

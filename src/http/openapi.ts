@@ -19,6 +19,7 @@ const AUTH_DESCRIPTION: Record<RouteAuth, string> = {
   admin: "API key scope `admin`, or a member with role admin or owner.",
   user: "A signed-in user's access token (not an API key).",
   operator: "An `admin` credential of the instance operator's workspace.",
+  carrier: "Called by the carrier itself, which proves it with its own signature (`X-Twilio-Signature`; Telnyx's Ed25519 headers) checked against the connection's credentials; no Parley credential.",
 };
 
 /** OpenAPI 3.1, generated from the routes' own TypeBox schemas and guards, so it cannot drift from the code. */
@@ -88,7 +89,7 @@ function describeOperation(route: RouteInfo): Json {
     ...detail,
     description: [detail.description, `**Auth:** ${AUTH_DESCRIPTION[auth]}`].filter(Boolean).join("\n\n"),
     "x-required-scope": auth,
-    security: auth === "public" ? [] : [{ bearerAuth: [] }],
+    security: auth === "public" || auth === "carrier" ? [] : [{ bearerAuth: [] }],
     parameters,
     responses: { ...successResponses(route), ...errorResponses(route, auth, hasBody || route.bodyTypes.length > 0, pathNames.length > 0, Boolean(query)) },
   };
@@ -126,6 +127,7 @@ function uploadContent(route: RouteInfo): Json {
 }
 
 function successResponses(route: RouteInfo): Json {
+  if (route.websocket) return { "101": { description: "Switching Protocols: the connection is now the WebSocket described above" } };
   const declared = route.responses;
   // Files and CSV exports name their media types (`x-response-types`); everything else answers JSON.
   const types = ((route.hooks.detail as Json | undefined)?.["x-response-types"] as string[] | undefined) ?? ["application/json"];
@@ -149,7 +151,8 @@ function errorResponses(route: RouteInfo, auth: RouteAuth, hasBody: boolean, has
     out["413"] = problem("Body over the size limit");
     out["415"] = problem("Content-Type not accepted");
   }
-  if (auth !== "public") {
+  if (auth === "carrier") out["403"] = problem("The carrier's signature is missing or does not verify (`forbidden`)");
+  else if (auth !== "public") {
     out["401"] = problem("Missing, invalid or expired credential (`unauthorized`, `token_expired`)");
     out["403"] = problem(auth === "user" ? "An API key was used where a user session is needed" : "The credential lacks the required scope (`insufficient_scope`)");
   }

@@ -4,6 +4,8 @@ import type { RouteAuth } from "./permissions.ts";
 /** What the server knows about each registered route, for 405s, content types and the OpenAPI document. */
 export interface RouteInfo {
   method: string;
+  /** A GET that upgrades to a WebSocket (Elysia's `.ws`). */
+  websocket: boolean;
   path: string;
   auth: RouteAuth | null;
   /** The guard the route's macro runs (a probe is documented as public). */
@@ -45,15 +47,18 @@ export class RouteIndex {
   /** Filled once the app has registered every module. */
   load(routes: ElysiaRoute[]): void {
     this.routes = routes
-      .filter((route) => route.method !== "ALL" && route.method !== "WS")
+      .filter((route) => route.method !== "ALL")
       .map((route) => {
+        // A WebSocket route is a GET that upgrades: documented, guarded and audited as one.
+        const method = route.method === "WS" ? "GET" : route.method;
         const hooks = route.hooks ?? {};
         const detail = (hooks.detail ?? {}) as Record<string, unknown>;
         const type = hooks.type;
         const declared = (detail["x-body-types"] as string[] | undefined) ?? [];
         const types = [...((Array.isArray(type) ? type : type ? [type] : []) as string[]), ...declared];
         return {
-          method: route.method,
+          method,
+          websocket: route.method === "WS",
           path: route.path,
           auth: (detail["x-required-scope"] as RouteAuth | undefined) ?? null,
           guard: detail["x-probe"] ? "probe" : ((detail["x-required-scope"] as RouteAuth | undefined) ?? null),
@@ -89,6 +94,11 @@ export class RouteIndex {
 
   find(method: string, path: string): RouteInfo | undefined {
     return this.byKey.get(`${method} ${path}`);
+  }
+
+  /** Whether a concrete URL path is a WebSocket route (reached without an upgrade, it matches nothing). */
+  isWebSocket(urlPath: string): boolean {
+    return this.routes.some((route) => route.websocket && route.pattern.test(urlPath));
   }
 
   /** Methods that exist for a concrete URL path (for 405 + Allow). */

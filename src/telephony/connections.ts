@@ -15,6 +15,11 @@ export function findConnectionRow(ctx: AppContext, workspaceId: string, id: stri
   return ctx.db.select().from(carrierConnections).where(and(eq(carrierConnections.workspaceId, workspaceId), eq(carrierConnections.id, id))).get();
 }
 
+/** A connection by id alone: a carrier's callback names its connection, and its signature proves the rest. */
+export function findConnectionRowById(ctx: AppContext, id: string): CarrierConnectionRow | undefined {
+  return ctx.db.select().from(carrierConnections).where(eq(carrierConnections.id, id)).get();
+}
+
 /** Every workspace's connections of these kinds: the ones to start with the server. */
 export function connectionRowsOfKinds(ctx: AppContext, kinds: string[]): CarrierConnectionRow[] {
   if (!kinds.length) return [];

@@ -2,6 +2,7 @@
 // they become when used, and the HTTP/WebSocket routes the carrier calls back on.
 import type { AnyElysia } from "elysia";
 import type { HttpContext } from "../http/context.ts";
+import type { OutboundPolicy } from "../net/outbound.ts";
 import type { Carrier, CarrierConnection, InboundCalls } from "./types.ts";
 
 /** What a connection is stored with, once its kind has checked and normalised it. */
@@ -14,6 +15,25 @@ export interface PreparedConnection {
 export interface CarrierEnv {
   inbound: InboundCalls;
   log: (message: string) => void;
+  /** Where carriers reach us (--public-url, or the bound address): known once the server listens. */
+  publicUrl: () => string;
+  /** How requests to a carrier's API go out (private addresses only where the operator allows them). */
+  outbound: OutboundPolicy;
+}
+
+/** Where a connection is checked: the URL the carrier must call back, and whether private URLs are allowed. */
+export interface PrepareEnv {
+  publicUrl: string;
+  allowPrivateUrls: boolean;
+}
+
+/** What a kind's own routes reach: the inbound path, and connections by id (a callback names only its connection). */
+export interface CarrierRouteServices {
+  inbound: InboundCalls;
+  /** A connection of any workspace by its id, with its live carrier. */
+  connection(id: string): { connection: CarrierConnection; carrier: Carrier } | undefined;
+  /** Every workspace's connections of one kind (a socket that names no connection is checked against each). */
+  connectionsOfKind(kind: string): CarrierConnection[];
 }
 
 export interface CarrierKind {
@@ -24,7 +44,7 @@ export interface CarrierKind {
    * Checks settings and credentials (422 naming the field), merged over the current ones on update.
    * `publicUrl` is where the carrier must reach us: kinds that call back refuse one they cannot use.
    */
-  prepare(input: PreparedConnection, env: { publicUrl: string }): PreparedConnection;
+  prepare(input: PreparedConnection, env: PrepareEnv): PreparedConnection;
   /** The callback URLs to configure at the carrier for this connection (none for most kinds). */
   callbackUrls(connection: CarrierConnection, publicUrl: string): Record<string, string>;
   /** Whether its carriers take calls on a socket of their own, so they are built when the server starts, not on first use. */
@@ -32,5 +52,5 @@ export interface CarrierKind {
   /** Builds the live carrier; it is rebuilt when the connection changes. */
   create(connection: CarrierConnection, env: CarrierEnv): Carrier;
   /** The carrier's own routes; the app mounts them under `base` (/v1/telephony/<kind>). */
-  routes?(ctx: HttpContext, services: { inbound: InboundCalls }, base: string): AnyElysia;
+  routes?(ctx: HttpContext, services: CarrierRouteServices, base: string): AnyElysia;
 }

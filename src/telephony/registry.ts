@@ -2,7 +2,7 @@
 // on first use (rebuilt when the connection changes, closed when it goes).
 import type { AppContext } from "../core/context.ts";
 import type { CarrierEnv, CarrierKind } from "./kind.ts";
-import { connectionRowsOfKinds, findConnectionRow, SIMULATED_CONNECTION_ID, simulatedConnection, unsealConnection } from "./connections.ts";
+import { connectionRowsOfKinds, findConnectionRow, findConnectionRowById, SIMULATED_CONNECTION_ID, simulatedConnection, unsealConnection } from "./connections.ts";
 import type { Carrier, CarrierConnection } from "./types.ts";
 
 export class CarrierRegistry {
@@ -50,6 +50,19 @@ export class CarrierRegistry {
   carrier(workspaceId: string, id: string): Carrier | undefined {
     const connection = this.connection(workspaceId, id);
     return connection ? this.carrierOf(connection) : undefined;
+  }
+
+  /** A stored connection of any workspace by id, with its live carrier: for callbacks, which the carrier's signature authenticates. */
+  byId(id: string): { connection: CarrierConnection; carrier: Carrier } | undefined {
+    const row = id === SIMULATED_CONNECTION_ID ? undefined : findConnectionRowById(this.ctx, id);
+    if (!row || !this.byKind.has(row.kind)) return undefined;
+    const connection = unsealConnection(this.ctx, row);
+    return { connection, carrier: this.carrierOf(connection) };
+  }
+
+  /** Every workspace's stored connections of one kind. */
+  ofKind(kind: string): CarrierConnection[] {
+    return connectionRowsOfKinds(this.ctx, [kind]).map((row) => unsealConnection(this.ctx, row));
   }
 
   private carrierOf(connection: CarrierConnection): Carrier {

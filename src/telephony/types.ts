@@ -11,7 +11,14 @@ export interface MediaFormat {
 
 export type LegEndReason = "busy" | "no_answer" | "remote_hangup" | "failed" | "rejected" | "transferred" | "local_hangup";
 
-export type LegEvent = { type: "ringing" } | { type: "answered" } | { type: "ended"; reason: LegEndReason; detail?: string };
+export type LegEvent =
+  | { type: "ringing" }
+  | { type: "answered" }
+  | { type: "ended"; reason: LegEndReason; detail?: string }
+  /** The carrier's own id for the call (Twilio CallSid, Telnyx call_control_id), for support and logs. */
+  | { type: "carrier_call"; id: string }
+  /** The carrier's answering-machine detection spoke (Twilio AnsweredBy, Telnyx machine detection). */
+  | { type: "answered_by"; verdict: "human" | "machine" };
 
 export interface CallLeg {
   readonly format: MediaFormat;
@@ -54,8 +61,8 @@ export interface NumberInventory {
   buy(request: { number?: string; areaCode?: string }, taken: NumberTaken): Promise<string>;
   /** Bring your own number: confirms the account really has it and points its calls at Parley. */
   adopt(number: string): Promise<void>;
-  /** Gives the number back to the carrier (or detaches it from Parley, for one that was brought). */
-  release(number: string): Promise<void>;
+  /** Gives a bought number back to the carrier; an imported one is only detached from Parley (the account keeps it). */
+  release(number: string, origin: "bought" | "imported"): Promise<void>;
 }
 
 /** A carrier connection made live: what the calls and numbers features drive. */

@@ -41,6 +41,8 @@ async function freshToken(kind: Kind): Promise<string | undefined> {
 
 function expectation(auth: string, kind: Kind, method: string): "allowed" | "unauthorized" | "insufficient_scope" | "forbidden" {
   if (auth === "public") return "allowed";
+  // A carrier's callback is proven by the carrier's signature, which no Parley credential replaces.
+  if (auth === "carrier") return "forbidden";
   if (kind === "none") return "unauthorized";
   // The specification: read-only keys make GET requests only, whatever the route's level.
   if (kind === "read-key" && method !== "GET" && auth !== "user") return auth === "operator" ? "forbidden" : "insufficient_scope";
@@ -63,7 +65,9 @@ describe("scope matrix", () => {
         const token = SESSION_ENDING.has(`${op.method} ${op.path}`) ? await freshToken(kind) : tokens[kind];
         // An empty JSON object: auth must be decided before the body is even validated.
         const body = ["POST", "PATCH", "PUT"].includes(op.method) ? {} : undefined;
-        const res = await server.api.request(op.method, path, body, { token });
+        // A WebSocket operation is asked for an upgrade, so its guard (not the missing upgrade) answers.
+        const upgrade = op.purpose.startsWith("WebSocket") ? { upgrade: "websocket", connection: "Upgrade", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" } : undefined;
+        const res = await server.api.request(op.method, path, body, { token, headers: upgrade });
         const expected = expectation(op.auth, kind, op.method);
         const outcome = `${kind}: ${res.status} ${res.body?.code ?? ""}`;
         if (expected === "allowed") {

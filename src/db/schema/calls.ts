@@ -12,6 +12,8 @@ export const phoneNumbers = sqliteTable("phone_numbers", {
   number: text("number").notNull(),
   carrier: text("carrier").notNull(),
   label: text("label"),
+  /** `bought` from the carrier here, or `imported` (brought): releasing gives back only what was bought. */
+  origin: text("origin").notNull().default("bought").$type<"bought" | "imported">(),
   agentId: text("agent_id"),
   /** What an inbound call does when no agent is assigned, etc. */
   inbound: text("inbound", { mode: "json" }).notNull().$type<Record<string, unknown>>(),

@@ -37,7 +37,7 @@ export function createCarrierConnection(
   workspaceId: string,
   input: { name: string; kind: string; settings?: Record<string, unknown>; credentials?: Record<string, string> },
 ) {
-  const prepared = kindOf(carriers, input.kind).prepare({ settings: input.settings ?? {}, credentials: input.credentials ?? {} }, { publicUrl: ctx.publicUrl });
+  const prepared = kindOf(carriers, input.kind).prepare({ settings: input.settings ?? {}, credentials: input.credentials ?? {} }, { publicUrl: ctx.publicUrl, allowPrivateUrls: ctx.config.allowPrivateUrls });
   const now = ctx.clock.now();
   const row: CarrierConnectionRow = {
     id: newId("car"),
@@ -78,7 +78,7 @@ export function updateCarrierConnection(
   if (input.name !== undefined) changes.name = input.name.trim();
   if (input.settings !== undefined || input.credentials !== undefined) {
     const next: PreparedConnection = { settings: merged(current.settings, input.settings as Record<string, unknown | null>), credentials: merged(current.credentials, input.credentials) };
-    const prepared = kindOf(carriers, current.kind).prepare(next, { publicUrl: ctx.publicUrl });
+    const prepared = kindOf(carriers, current.kind).prepare(next, { publicUrl: ctx.publicUrl, allowPrivateUrls: ctx.config.allowPrivateUrls });
     changes.settings = prepared.settings;
     changes.credentials = seal(ctx.keys.encryption, JSON.stringify(prepared.credentials));
   }

@@ -49,9 +49,9 @@ export async function searchAvailable(ctx: AppContext, carriers: CarrierRegistry
   return found.map((available) => ({ object: "available_number" as const, number: available.number, carrier: carrier.connectionId, region: available.region }));
 }
 
-function insertNumber(ctx: AppContext, workspaceId: string, number: string, carrier: string, label: string | undefined): PhoneNumberRow {
+function insertNumber(ctx: AppContext, workspaceId: string, number: string, carrier: string, label: string | undefined, origin: "bought" | "imported"): PhoneNumberRow {
   const now = ctx.clock.now();
-  const row: PhoneNumberRow = { id: newId("pn"), workspaceId, number, carrier, label: label ?? null, agentId: null, inbound: { enabled: true, variables: {} }, createdAt: now, updatedAt: now };
+  const row: PhoneNumberRow = { id: newId("pn"), workspaceId, number, carrier, label: label ?? null, origin, agentId: null, inbound: { enabled: true, variables: {} }, createdAt: now, updatedAt: now };
   try {
     ctx.db.insert(phoneNumbers).values(row).run();
   } catch (error) {
@@ -66,7 +66,7 @@ export async function buyNumber(ctx: AppContext, carriers: CarrierRegistry, work
   const carrier = carrierNamed(carriers, workspaceId, input.carrier_id, "carrier_id", reach);
   if (input.number) refuseTaken(ctx, input.number);
   const number = await carrier.numbers.buy({ number: input.number, areaCode: input.area_code }, taken(ctx));
-  return insertNumber(ctx, workspaceId, number, carrier.connectionId, input.label);
+  return insertNumber(ctx, workspaceId, number, carrier.connectionId, input.label, "bought");
 }
 
 /** Bring your own number: the carrier confirms it (and points its calls here); then it routes inbound calls and is a caller id. */
@@ -74,7 +74,7 @@ export async function importNumber(ctx: AppContext, carriers: CarrierRegistry, w
   const carrier = carrierNamed(carriers, workspaceId, input.carrier, "carrier", reach);
   refuseTaken(ctx, input.number);
   await carrier.numbers.adopt(input.number);
-  return insertNumber(ctx, workspaceId, input.number, carrier.connectionId, input.label);
+  return insertNumber(ctx, workspaceId, input.number, carrier.connectionId, input.label, "imported");
 }
 
 export function getPhoneNumber(ctx: AppContext, workspaceId: string, id: string): PhoneNumberRow {
@@ -114,7 +114,7 @@ export function assignNumber(ctx: AppContext, workspaceId: string, id: string, a
 /** The carrier gets the number back first: a number Parley forgot but still paid for would be worse. */
 export async function releaseNumber(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, id: string): Promise<void> {
   const row = getPhoneNumber(ctx, workspaceId, id);
-  await carriers.carrier(workspaceId, row.carrier)?.numbers.release(row.number);
+  await carriers.carrier(workspaceId, row.carrier)?.numbers.release(row.number, row.origin);
   ctx.db.delete(phoneNumbers).where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.id, id))).run();
 }
 

@@ -1,3 +1,4 @@
+import { LegListeners } from "../leg-listeners.ts";
 import type { CallLeg, Carrier, CarrierStatus, DialRequest, LegEndReason, LegEvent, MediaFormat } from "../types.ts";
 import { isBuiltinVoice } from "../../voice/speech/builtin/index.ts";
 import { simulatedNumbers } from "./inventory.ts";
@@ -21,39 +22,19 @@ export const simulatedCalls = new Map<string, SimulatedCallRecord>();
 const SIMULATED_RECORD_TTL_MS = 10 * 60_000;
 
 /** Base of a leg: handler plumbing shared by outbound (callee) and inbound (softphone) legs. */
-export abstract class SimulatedLegBase implements CallLeg {
+export abstract class SimulatedLegBase extends LegListeners implements CallLeg {
   readonly format: MediaFormat = FORMAT;
-  protected audioHandlers: ((frame: Uint8Array) => void)[] = [];
-  protected dtmfHandlers: ((digit: string) => void)[] = [];
-  protected eventHandlers: ((event: LegEvent) => void)[] = [];
   protected ended = false;
 
-  onAudio(handler: (frame: Uint8Array) => void): void {
-    this.audioHandlers.push(handler);
-  }
-  onDtmf(handler: (digit: string) => void): void {
-    this.dtmfHandlers.push(handler);
-  }
-  onEvent(handler: (event: LegEvent) => void): void {
-    this.eventHandlers.push(handler);
-  }
   protected emit(event: LegEvent): void {
     if (this.ended) return;
     if (event.type === "ended") this.ended = true;
-    for (const handler of this.eventHandlers) handler(event);
-    if (event.type === "ended") this.release();
-  }
-  /**
-   * A finished leg lets go of its handlers: the call's record is kept a while for diagnostics, and
-   * through them it would keep the whole ended call session (its audio, its conversation) alive too.
-   */
-  protected release(): void {
-    this.audioHandlers = [];
-    this.dtmfHandlers = [];
-    this.eventHandlers = [];
+    this.deliverEvent(event);
+    // The call's record is kept a while for diagnostics; the ended session must not be kept with it.
+    if (event.type === "ended") this.releaseAll();
   }
   protected deliver(frame: Uint8Array): void {
-    for (const handler of this.audioHandlers) handler(frame);
+    this.deliverAudio(frame);
   }
   abstract sendAudio(frame: Uint8Array): void;
   clearAudio(): void {}
@@ -106,7 +87,7 @@ class SimulatedOutboundLeg extends SimulatedLegBase {
   }
   hangup(): void {
     this.stop("local_hangup");
-    this.release();
+    this.releaseAll();
   }
   private end(reason: LegEndReason): void {
     this.stop(reason);

@@ -46,7 +46,7 @@ export class SoftphoneLeg extends SimulatedLegBase {
   }
 
   receiveDtmf(digit: string): void {
-    if (!this.ended) for (const handler of this.dtmfHandlers) handler(digit);
+    if (!this.ended) this.deliverDigit(digit);
   }
 
   /** The caller hung up (a `hangup` message, or the socket dropped): the call ends, then the socket closes. */

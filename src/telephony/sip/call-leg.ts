@@ -2,6 +2,7 @@
 // requests inside the dialog (BYE either way, re-INVITE and UPDATE for hold or a moved stream,
 // INFO keys, REFER for a blind transfer). How the call starts is in dial.ts and answer.ts.
 import { decodeG711, encodeG711 } from "../../voice/media/g711.ts";
+import { LegListeners } from "../leg-listeners.ts";
 import type { MediaClock } from "../../voice/media/media-clock.ts";
 import { RtpSession, type RtpSessionStats } from "../rtp/session.ts";
 import type { CallLeg, LegEndReason, LegEvent, MediaFormat } from "../types.ts";
@@ -32,7 +33,7 @@ const T1_MS = 500;
 const T2_MS = 4_000;
 const DTMF_RELAY = /^\s*Signal\s*=\s*([0-9*#A-Da-d])\s*$/m;
 
-export class SipCallLeg implements CallLeg {
+export class SipCallLeg extends LegListeners implements CallLeg {
   readonly format: MediaFormat;
   dialog: Dialog | null = null;
   protected rtp: RtpSession | null = null;
@@ -42,9 +43,6 @@ export class SipCallLeg implements CallLeg {
   private held = false;
   private readonly sessionId = Math.floor(Math.random() * 1e9);
   private sdpVersion = 1;
-  private audioHandlers: ((frame: Uint8Array) => void)[] = [];
-  private dtmfHandlers: ((digit: string) => void)[] = [];
-  private eventHandlers: ((event: LegEvent) => void)[] = [];
   /** A 2xx we sent to an INVITE, repeated until the ACK comes (§13.3.1.4). */
   private unacknowledged: { timer: ReturnType<typeof setTimeout>; onAck: (sdp: string) => void } | null = null;
 
@@ -53,20 +51,11 @@ export class SipCallLeg implements CallLeg {
     /** What the conversation loop hears and speaks; a different codec on the wire is transcoded. */
     protected readonly codec: Codec,
   ) {
+    super();
     this.format = { encoding: codec, sampleRate: 8000 };
   }
 
   // ------------------------------------------------------------------ CallLeg
-
-  onAudio(handler: (frame: Uint8Array) => void): void {
-    this.audioHandlers.push(handler);
-  }
-  onDtmf(handler: (digit: string) => void): void {
-    this.dtmfHandlers.push(handler);
-  }
-  onEvent(handler: (event: LegEvent) => void): void {
-    this.eventHandlers.push(handler);
-  }
 
   sendAudio(frame: Uint8Array): void {
     if (this.ended || this.held || !this.rtp || !this.media) return;
@@ -154,7 +143,7 @@ export class SipCallLeg implements CallLeg {
 
   protected emit(event: LegEvent): void {
     if (this.ended && event.type !== "ended") return;
-    for (const handler of this.eventHandlers) handler(event);
+    this.deliverEvent(event);
   }
 
   /** The call is over on our side: media stopped, the dialog forgotten, and the loop told why. */
@@ -162,7 +151,7 @@ export class SipCallLeg implements CallLeg {
     if (this.ended) return;
     this.stop(reason);
     this.emit({ type: "ended", reason, ...(detail ? { detail } : {}) });
-    this.eventHandlers = [];
+    this.releaseAll();
   }
 
   /** Media and dialog let go; handlers dropped so the ended call session can be collected. */
@@ -172,15 +161,14 @@ export class SipCallLeg implements CallLeg {
     this.unacknowledged = null;
     this.rtp?.close();
     if (this.dialog) this.call.calls.delete(Dialog.keyOf(this.dialog.callId, this.dialog.localTag));
-    this.audioHandlers = [];
-    this.dtmfHandlers = [];
+    this.releaseMedia();
   }
 
   protected async openMedia(): Promise<RtpSession> {
     this.rtp = await RtpSession.open(this.call.clock, this.call.media.bindHost, this.call.media.range);
     this.rtp.onFrame((frame) => {
       const own = this.media && this.media.encoding !== this.codec ? transcode(frame, this.media.encoding, this.codec) : frame;
-      for (const handler of this.audioHandlers) handler(own);
+      this.deliverAudio(own);
     });
     this.rtp.onDtmf((digit) => this.dtmf(digit));
     return this.rtp;
@@ -288,7 +276,7 @@ export class SipCallLeg implements CallLeg {
   }
 
   private dtmf(digit: string): void {
-    if (!this.ended) for (const handler of this.dtmfHandlers) handler(digit);
+    if (!this.ended) this.deliverDigit(digit);
   }
 }
 

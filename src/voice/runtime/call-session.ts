@@ -43,6 +43,7 @@ export interface CallSessionOptions {
 
 /** Calls must keep sending audio; this much silence from the transport means it is gone. */
 const TRANSPORT_SILENCE_LIMIT_MS = 15_000;
+const CARRIER_AMD = "the carrier's answering-machine detection";
 
 type Phase = "connecting" | "screening" | "waiting_for_beep" | "conversing" | "ending" | "ended";
 
@@ -77,6 +78,9 @@ export class CallSession implements LiveCall {
   private readonly transcript: TranscriptOrder;
   private readonly digits = new DigitCollector();
   private screening: CallScreening | null = null;
+  /** The carrier's answering-machine verdict when it came before the answer. */
+  private carrierVerdict: "human" | "machine" | null = null;
+  private transferringTo: string | null = null;
   private recorder: StereoWavWriter | null = null;
   private readonly playback = new PlaybackQueue();
 
@@ -155,6 +159,8 @@ export class CallSession implements LiveCall {
     this.leg.onEvent((event) => {
       if (event.type === "answered") this.onAnswered();
       else if (event.type === "ended") this.onLegEnded(event.reason, event.detail);
+      else if (event.type === "carrier_call") this.journal.note("carrier", { carrier_call_id: event.id });
+      else if (event.type === "answered_by") this.onCarrierVerdict(event.verdict);
     });
     this.leg.onAudio((frame) => this.onCallerFrame(frame));
     this.leg.onDtmf((digit) => this.onDigit(digit, "out-of-band"));
@@ -217,6 +223,7 @@ export class CallSession implements LiveCall {
     if (this.options.screenForMachine) {
       this.phase = "screening";
       this.screening = new CallScreening(this.lineRate);
+      if (this.carrierVerdict) this.onMachineVerdict(this.carrierVerdict, CARRIER_AMD);
       return;
     }
     this.beginConversation();
@@ -239,7 +246,9 @@ export class CallSession implements LiveCall {
       this.finish({ status, endReason: reason === "remote_hangup" ? "customer_hangup" : reason }, false, detail);
       return;
     }
-    this.finish({ status: "completed", endReason: reason === "transferred" ? "transferred" : "customer_hangup" }, false, detail);
+    // A carrier may report the transfer (its stream stopping) before the transfer request itself returns.
+    if (reason === "transferred") this.finish({ status: "transferred", endReason: "transferred", transferredTo: this.transferringTo ?? undefined }, false, detail);
+    else this.finish({ status: "completed", endReason: "customer_hangup" }, false, detail);
   }
 
   /** Ends the call exactly once: stops audio, closes the recording, and records the outcome. */
@@ -326,8 +335,16 @@ export class CallSession implements LiveCall {
 
   // ---------------------------------------------------------------- answering machines
 
-  private onMachineVerdict(verdict: "human" | "machine"): void {
-    this.journal.note("amd", { verdict, reason: this.screening?.reason });
+  /** The carrier's own detection: it decides a call still being screened; later it is only noted. */
+  private onCarrierVerdict(verdict: "human" | "machine"): void {
+    if (this.phase === "screening") this.onMachineVerdict(verdict, CARRIER_AMD);
+    // Before the answer (the carrier decided while connecting the audio): it decides the screening to come.
+    else if (this.phase === "connecting") this.carrierVerdict = verdict;
+    else if (!this.ended) this.journal.note("amd", { verdict, reason: `${CARRIER_AMD} (after the call's own)` });
+  }
+
+  private onMachineVerdict(verdict: "human" | "machine", reason = this.screening?.reason): void {
+    this.journal.note("amd", { verdict, reason });
     if (verdict === "human") {
       this.screening = null;
       this.beginConversation();
@@ -517,9 +534,11 @@ export class CallSession implements LiveCall {
       return;
     }
     this.journal.transfer(to, reason);
+    this.transferringTo = to;
     try {
       await this.leg.transfer(to);
     } catch (error) {
+      this.transferringTo = null;
       this.journal.error("transfer_failed", (error as Error).message, false);
       return;
     }

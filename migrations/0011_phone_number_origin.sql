@@ -1,0 +1,1 @@
+ALTER TABLE `phone_numbers` ADD `origin` text DEFAULT 'bought' NOT NULL;

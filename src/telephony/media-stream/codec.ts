@@ -1,0 +1,60 @@
+// Carriers that stream call audio over a WebSocket (Twilio Media Streams, Telnyx media streaming)
+// say the same things in different JSON: a codec turns their frames into these messages and back.
+import type { AudioEncoding } from "../types.ts";
+
+export type StreamMessage =
+  | { type: "connected" }
+  | {
+      type: "start";
+      streamId: string;
+      /** The carrier's id for the call (Twilio CallSid, Telnyx call_control_id). */
+      carrierCallId: string;
+      /** What we asked the carrier to hand back (the Parley call and its stream token). */
+      parameters: Record<string, string>;
+      encoding: AudioEncoding;
+      sampleRate: number;
+    }
+  | { type: "media"; payload: Uint8Array }
+  | { type: "dtmf"; digit: string }
+  /** A mark we sent came back: the audio before it has been played (or was cleared). */
+  | { type: "mark"; name: string }
+  | { type: "stop" }
+  /** Valid for the protocol, nothing for us to do (the other track's audio, an error notice). */
+  | { type: "other"; what: string };
+
+export interface StreamCodec {
+  /** The protocol's message, or null when the frame is not one (malformed JSON, missing fields). */
+  parse(frame: unknown): StreamMessage | null;
+  media(streamId: string, payload: Uint8Array): string;
+  mark(streamId: string, name: string): string;
+  clear(streamId: string): string;
+}
+
+/** What the leg needs of the socket (Bun's ServerWebSocket fits). */
+export interface StreamSocket {
+  send(data: string): unknown;
+  close(code?: number, reason?: string): void;
+}
+
+/** A base64 field decoded, or null when it is not base64 at all. */
+export function decodePayload(value: unknown): Uint8Array | null {
+  if (typeof value !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) return null;
+  return new Uint8Array(Buffer.from(value, "base64"));
+}
+
+export function encodePayload(payload: Uint8Array): string {
+  return Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString("base64");
+}
+
+/** One frame as a JSON object (text, or already parsed by the server), or null when it is not one. */
+export function parseObject(frame: unknown): Record<string, any> | null {
+  let value = frame;
+  if (typeof frame === "string") {
+    try {
+      value = JSON.parse(frame);
+    } catch {
+      return null;
+    }
+  }
+  return value && typeof value === "object" && !Array.isArray(value) && !ArrayBuffer.isView(value) ? (value as Record<string, any>) : null;
+}
