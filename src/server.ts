@@ -26,6 +26,7 @@ import { connectionOf } from "./providers/connection.ts";
 import { findProvider } from "./providers/store.ts";
 import { startSystemSweeps } from "./scheduler/system-sweeps.ts";
 import { CarrierRegistry } from "./telephony/registry.ts";
+import { telnyxKind } from "./telephony/telnyx/kind.ts";
 import { twilioKind } from "./telephony/twilio/kind.ts";
 import { sipKind } from "./telephony/sip/kind.ts";
 import { simulatedKind } from "./telephony/simulated/kind.ts";
@@ -55,7 +56,7 @@ export interface Parley extends HttpContext {
 export function createParley(options: ContextOptions): Parley {
   const ctx = withHttp(createContext(options));
   const brains = brainServices(ctx);
-  const carriers = new CarrierRegistry(ctx, [simulatedKind(), sipKind(), twilioKind()]);
+  const carriers = new CarrierRegistry(ctx, [simulatedKind(), sipKind(), twilioKind(), telnyxKind()]);
   const inbound = inboundCalls(ctx, brains, carriers);
   carriers.attach({ inbound, log: (message) => ctx.logger.info(message), publicUrl: () => ctx.publicUrl, outbound: { allowPrivate: ctx.config.allowPrivateUrls } });
   const services: AppServices = {

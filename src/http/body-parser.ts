@@ -16,8 +16,10 @@ export function bodyParser(routes: RouteIndex, limitBytes: number, admit: Admit)
     const declared = request.headers.get("content-length");
     if (declared === "0") return undefined;
     const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
-    if (type === "application/json" || type.endsWith("+json")) return parseJson(await readLimited(request, limitBytes));
     const info = routes.find(request.method, route);
+    // A route that checks a signature over the exact bytes (Telnyx's Ed25519) reads the text itself.
+    if (info?.rawBody && (type === "application/json" || type.endsWith("+json"))) return new RawBody(await readLimited(request, limitBytes));
+    if (type === "application/json" || type.endsWith("+json")) return parseJson(await readLimited(request, limitBytes));
     const accepted = info?.bodyTypes ?? [];
     if (accepted.includes(type)) {
       // Elysia's own parser reads the declared type; refuse a declared length over the route's limit first.
@@ -31,6 +33,11 @@ export function bodyParser(routes: RouteIndex, limitBytes: number, admit: Admit)
     const expected = ["application/json", ...accepted].join(", ");
     throw new ApiError("unsupported_media_type", `Content-Type ${type || "(none)"} is not accepted here; send ${expected}`);
   });
+}
+
+/** A JSON body kept as the text that was sent (its signature covers the bytes, not the parsed value). */
+export class RawBody {
+  constructor(readonly text: string) {}
 }
 
 /** A body left unread for the handler to consume as it arrives (the handler enforces its own limit). */

@@ -62,7 +62,7 @@ export function buildOpenApi(ctx: AppContext, routes: RouteIndex): Json {
 }
 
 function describeOperation(route: RouteInfo): Json {
-  const { "x-probe": _probe, "x-body-types": _types, "x-max-body-bytes": _limit, "x-body-stream": _stream, "x-response-types": _responseTypes, ...detail } = (route.hooks.detail as Json | undefined) ?? {};
+  const { "x-probe": _probe, "x-body-types": _types, "x-max-body-bytes": _limit, "x-body-stream": _stream, "x-body-raw": _raw, "x-response-types": _responseTypes, ...detail } = (route.hooks.detail as Json | undefined) ?? {};
   const auth = route.auth ?? "public";
   const hasBody = Boolean(route.hooks.body);
   const parameters: Json[] = [];
@@ -120,7 +120,12 @@ function uploadContent(route: RouteInfo): Json {
   const content: Json = {};
   for (const type of route.bodyTypes) {
     content[type] = {
-      schema: type === "multipart/form-data" ? { type: "object", properties: { file: { type: "string", format: "binary" } }, required: ["file"] } : { type: "string" },
+      schema:
+        type === "multipart/form-data"
+          ? { type: "object", properties: { file: { type: "string", format: "binary" } }, required: ["file"] }
+          : type === "application/json"
+            ? { type: "object", description: "Read as the exact bytes sent (a signature covers them)" }
+            : { type: "string" },
     };
   }
   return content;

@@ -16,6 +16,8 @@ export interface RouteInfo {
   maxBodyBytes: number | null;
   /** The handler reads non-multipart bodies itself as a stream (`x-body-stream`), e.g. large CSV. */
   streamBody: boolean;
+  /** The JSON body is handed over as its text (`x-body-raw`): the route verifies a signature over it. */
+  rawBody: boolean;
   hooks: Record<string, unknown>;
   /** The documented response schema per status, as declared (the runtime may skip checking them). */
   responses: Record<string, unknown>;
@@ -65,6 +67,7 @@ export class RouteIndex {
           bodyTypes: types.map((t) => ELYSIA_TYPES[t] ?? t),
           maxBodyBytes: (detail["x-max-body-bytes"] as number | undefined) ?? null,
           streamBody: detail["x-body-stream"] === true,
+          rawBody: detail["x-body-raw"] === true,
           hooks,
           responses: { ...((hooks.response as Record<string, unknown> | undefined) ?? {}) },
           pattern: new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`),

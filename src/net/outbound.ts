@@ -33,7 +33,7 @@ export function checkUrlShape(raw: string, policy: OutboundPolicy): URL {
 }
 
 export interface OutboundRequest {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "DELETE" | "PATCH";
   headers: Record<string, string>;
   body?: string | FormData | Uint8Array;
   timeoutMs: number;
@@ -74,7 +74,7 @@ export async function sendOutbound(raw: string, request: OutboundRequest, policy
  */
 export async function openOutbound(
   raw: string,
-  request: { method: "GET" | "POST" | "DELETE"; headers: Record<string, string>; body?: string | FormData | Uint8Array; signal?: AbortSignal },
+  request: { method: "GET" | "POST" | "DELETE" | "PATCH"; headers: Record<string, string>; body?: string | FormData | Uint8Array; signal?: AbortSignal },
   policy: OutboundPolicy,
   timeout?: AbortSignal,
   timeoutMs?: number,

@@ -29,6 +29,8 @@ export function contractOperations(): ContractOperation[] {
 export const EXTENSIONS: ContractOperation[] = [
   // Issue 9: read-only keys may only GET, so search needs a GET form.
   { number: 1001, method: "GET", path: "/v1/knowledge-base/{id}/query", auth: "read", purpose: "Semantic search as a GET (read-only keys)" },
+  // Issue 10: Telnyx streams a call's audio to a WebSocket of ours, which the catalogue has no row for.
+  { number: 1002, method: "GET", path: "/v1/telephony/telnyx/stream", auth: "carrier", purpose: "WebSocket: Telnyx media streaming" },
 ];
 
 /** The catalog's implemented operations plus Parley's extensions: what /openapi.json must list. */
@@ -38,7 +40,7 @@ export function servedOperations(): ContractOperation[] {
 
 /** The numbers this codebase implements so far (ENDPOINTS.md numbering). */
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-export const IMPLEMENTED = new Set([...range(1, 56), ...range(57, 84), ...range(86, 92), ...range(103, 119), 121, ...range(123, 134), 156]);
+export const IMPLEMENTED = new Set([...range(1, 56), ...range(57, 92), ...range(103, 119), 121, ...range(123, 134), 156]);
 
 /** `/v1/agents/{id}` → the matching key form used by the OpenAPI document (identical), and a regex for URLs. */
 export function samePath(a: string, b: string): boolean {

@@ -6,7 +6,7 @@ import { mediaClock } from "../../voice/media/media-clock.ts";
 import type { CarrierEnv } from "../kind.ts";
 import { StreamLeg, type StreamControl } from "../media-stream/leg.ts";
 import type { Carrier, CarrierConnection, CarrierStatus, DialRequest, InboundRequest } from "../types.ts";
-import type { TwilioCall, TwilioCalls } from "./calls.ts";
+import type { StreamCall, StreamCalls } from "../media-stream/live-calls.ts";
 import { TwilioNumbers } from "./numbers.ts";
 import { TwilioError, TwilioRest } from "./rest.ts";
 import { readCredentials, readTwilio, type TwilioSettings } from "./settings.ts";
@@ -31,7 +31,7 @@ export class TwilioCarrier implements Carrier {
 
   constructor(
     private readonly connection: CarrierConnection,
-    private readonly calls: TwilioCalls,
+    private readonly calls: StreamCalls,
     private readonly env: CarrierEnv,
     private readonly base: string,
   ) {
@@ -94,7 +94,7 @@ export class TwilioCarrier implements Carrier {
   answerInbound(params: FormParams): string {
     const sid = one(params.CallSid);
     const request: InboundRequest = { kind: "twilio", connectionId: this.connection.id, to: one(params.To), from: one(params.From) || null, carrierOptions: null };
-    let call: TwilioCall | null = null;
+    let call: StreamCall | null = null;
     let token = "";
     try {
       this.env.inbound.check(this.connection.workspaceId, request);
@@ -106,10 +106,10 @@ export class TwilioCarrier implements Carrier {
     } catch (error) {
       if (!(error instanceof ApiError) && !call) throw error;
       this.env.log(`Twilio call ${sid} to ${request.to} refused: ${(error as Error).message}`);
-      (call as TwilioCall | null)?.leg.end("failed", (error as Error).message);
+      (call as StreamCall | null)?.leg.end("failed", (error as Error).message);
       return rejectTwiml("rejected");
     }
-    const answered = call as unknown as TwilioCall;
+    const answered = call as unknown as StreamCall;
     answered.leg.identified(sid);
     this.giveUpWithoutStream(answered, INBOUND_STREAM_MS);
     return streamTwiml(this.urls().stream, { call_id: answered.callId, token });
@@ -167,7 +167,7 @@ export class TwilioCarrier implements Carrier {
   /** Live calls are Twilio's: they finish on their own legs when the connection changes. */
   close(): void {}
 
-  private track(callId: string, sid: string | null): TwilioCall {
+  private track(callId: string, sid: string | null): StreamCall {
     const control: StreamControl = {
       hangup: (answered) => this.hangupAtTwilio(call, answered),
       transfer: async (to) => {
@@ -178,12 +178,12 @@ export class TwilioCarrier implements Carrier {
       // A streaming call has no key command at Twilio: the leg plays the keys as tones.
       sendDtmf: async () => false,
     };
-    const call: TwilioCall = { callId, connectionId: this.connection.id, leg: new StreamLeg(twilioCodec, mediaClock, control, this.env.log), sid, created: Promise.resolve(sid) };
+    const call: StreamCall = { callId, connectionId: this.connection.id, leg: new StreamLeg(twilioCodec, mediaClock, control, this.env.log), sid, created: Promise.resolve(sid) };
     this.calls.add(call);
     return call;
   }
 
-  private async hangupAtTwilio(call: TwilioCall, answered: boolean): Promise<void> {
+  private async hangupAtTwilio(call: StreamCall, answered: boolean): Promise<void> {
     const sid = await call.created;
     if (!sid) return;
     try {
@@ -196,7 +196,7 @@ export class TwilioCarrier implements Carrier {
   }
 
   /** A call whose stream never opens (Twilio cannot reach the stream URL) must not stay live forever. */
-  private giveUpWithoutStream(call: TwilioCall, afterMs: number): void {
+  private giveUpWithoutStream(call: StreamCall, afterMs: number): void {
     const timer = setTimeout(() => {
       if (call.leg.isAnswered || call.leg.isEnded) return;
       call.leg.end("failed", `Twilio did not open the media stream within ${Math.round(afterMs / 1000)} s: check that it can reach ${this.urls().stream}`);

@@ -1,7 +1,7 @@
 // Twilio as a kind of connection: an account's REST API for calls and numbers, its webhooks and
 // Media Streams for the calls themselves.
 import type { CarrierKind } from "../kind.ts";
-import { TwilioCalls } from "./calls.ts";
+import { StreamCalls } from "../media-stream/live-calls.ts";
 import { TwilioCarrier } from "./carrier.ts";
 import { twilioRoutes } from "./routes.ts";
 import { prepareTwilio } from "./settings.ts";
@@ -10,7 +10,7 @@ const BASE = "/v1/telephony/twilio";
 
 export function twilioKind(): CarrierKind {
   // One table of live calls and waiting streams for every Twilio connection (and their rebuilds).
-  const calls = new TwilioCalls();
+  const calls = new StreamCalls();
   return {
     kind: "twilio",
     summary:

@@ -9,7 +9,7 @@ import { ApiError } from "../../http/errors.ts";
 import { NoContent, noContent } from "../../http/models.ts";
 import type { CarrierRouteServices } from "../kind.ts";
 import type { StreamLeg } from "../media-stream/leg.ts";
-import type { TwilioCalls } from "./calls.ts";
+import type { StreamCalls } from "../media-stream/live-calls.ts";
 import { TwilioCarrier } from "./carrier.ts";
 import { verifyTwilio, type FormParams } from "./signature.ts";
 import { twilioCodec } from "./stream-codec.ts";
@@ -35,7 +35,7 @@ function formParams(body: unknown): FormParams {
   return params;
 }
 
-export function twilioRoutes(ctx: HttpContext, services: CarrierRouteServices, base: string, calls: TwilioCalls) {
+export function twilioRoutes(ctx: HttpContext, services: CarrierRouteServices, base: string, calls: StreamCalls) {
   /** The URL Twilio requested, as it knows it: the public URL, not the address we listen on. */
   const signedUrl = (request: Request, scheme: "http" | "ws") => {
     const url = new URL(request.url);

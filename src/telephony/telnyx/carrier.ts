@@ -1,0 +1,217 @@
+// A Telnyx account made live through Call Control: outbound calls dialled with a media stream back to
+// Parley, inbound calls answered (or rejected) from their call.initiated event, events turned into leg
+// events. The audio itself is the shared StreamLeg.
+import { ApiError } from "../../http/errors.ts";
+import { mediaClock } from "../../voice/media/media-clock.ts";
+import type { CarrierEnv } from "../kind.ts";
+import { StreamLeg, type StreamControl } from "../media-stream/leg.ts";
+import type { StreamCall, StreamCalls } from "../media-stream/live-calls.ts";
+import type { Carrier, CarrierConnection, CarrierStatus, DialRequest, InboundRequest, LegEndReason } from "../types.ts";
+import { TelnyxNumbers } from "./numbers.ts";
+import { TelnyxError, TelnyxRest } from "./rest.ts";
+import { readTelnyx, type TelnyxSettings } from "./settings.ts";
+import { encodeClientState, telnyxCodec } from "./stream-codec.ts";
+
+const STREAM_GRACE_MS = 30_000;
+const INBOUND_STREAM_MS = 20_000;
+
+/** Telnyx's hangup causes that say more than "the call ended". */
+const HANGUP: Record<string, LegEndReason> = { user_busy: "busy", timeout: "no_answer", no_answer: "no_answer", call_rejected: "rejected", originator_cancel: "local_hangup" };
+
+export interface TelnyxEvent {
+  id: string;
+  event_type: string;
+  payload: Record<string, any>;
+}
+
+export class TelnyxCarrier implements Carrier {
+  readonly kind = "telnyx";
+  readonly numbers: TelnyxNumbers;
+  private readonly settings: TelnyxSettings;
+  private readonly rest: TelnyxRest;
+  private state: CarrierStatus = { state: "ready", detail: null };
+
+  constructor(
+    private readonly connection: CarrierConnection,
+    private readonly calls: StreamCalls,
+    private readonly env: CarrierEnv,
+    private readonly base: string,
+  ) {
+    this.settings = readTelnyx(connection.settings);
+    this.rest = new TelnyxRest(this.settings.apiBaseUrl, connection.credentials.api_key ?? "", env.outbound);
+    this.numbers = new TelnyxNumbers(this.rest, this.settings.country, this.settings.appId);
+  }
+
+  get connectionId(): string {
+    return this.connection.id;
+  }
+
+  get publicKey(): string {
+    return this.connection.credentials.public_key ?? "";
+  }
+
+  urls() {
+    const publicUrl = this.env.publicUrl();
+    return {
+      events: (callId?: string) => `${publicUrl}${this.base}/events?connection=${this.connection.id}${callId ? `&call=${callId}` : ""}`,
+      stream: `${publicUrl.replace(/^http/, "ws")}${this.base}/stream`,
+    };
+  }
+
+  dial(request: DialRequest): StreamLeg {
+    const call = this.track(request.callId, null);
+    const urls = this.urls();
+    const token = this.calls.streams.expect(request.callId, this.connection.id, call.leg);
+    call.created = this.rest
+      .request<{ call_control_id: string }>("POST", "/calls", {
+        connection_id: this.settings.appId,
+        to: request.to,
+        from: request.from,
+        webhook_url: urls.events(request.callId),
+        webhook_url_method: "POST",
+        timeout_secs: this.settings.ringTimeoutSeconds,
+        stream_url: urls.stream,
+        stream_track: "inbound_track",
+        stream_bidirectional_mode: "rtp",
+        stream_bidirectional_codec: "PCMU",
+        client_state: encodeClientState({ call_id: request.callId, token }),
+        ...(this.settings.machineDetection ? { answering_machine_detection: "detect" } : {}),
+      })
+      .then(
+        (data) => {
+          this.state = { state: "ready", detail: null };
+          this.calls.identify(call, data.call_control_id);
+          call.leg.identified(data.call_control_id);
+          return data.call_control_id;
+        },
+        (error) => {
+          this.noteRefusal(error);
+          call.leg.end("failed", `Telnyx refused the call: ${(error as Error).message}`);
+          return null;
+        },
+      );
+    this.giveUpWithoutStream(call, this.settings.ringTimeoutSeconds * 1000 + STREAM_GRACE_MS);
+    return call.leg;
+  }
+
+  /** One Call Control event for this connection (already verified and de-duplicated). */
+  async event(event: TelnyxEvent, callId: string | undefined): Promise<void> {
+    const payload = event.payload;
+    const controlId = typeof payload.call_control_id === "string" ? payload.call_control_id : "";
+    if (event.event_type === "call.initiated" && payload.direction === "incoming") return this.answerInbound(payload);
+    const call = this.calls.find(callId, controlId || undefined);
+    if (!call || call.connectionId !== this.connection.id) return;
+    if (controlId && !call.sid) this.calls.identify(call, controlId);
+    switch (event.event_type) {
+      case "call.initiated":
+        call.leg.ringing();
+        return;
+      case "call.machine.detection.ended":
+      case "call.machine.premium.detection.ended": {
+        const result = String(payload.result ?? "");
+        if (result === "human") call.leg.answeredBy("human");
+        else if (result.startsWith("machine") || result === "fax_detected") call.leg.answeredBy("machine");
+        return;
+      }
+      case "streaming.failed":
+        call.leg.end("failed", `Telnyx could not open the media stream: ${payload.failure_reason ?? "no reason given"}`);
+        return;
+      case "call.hangup": {
+        const cause = String(payload.hangup_cause ?? "");
+        const mapped = HANGUP[cause];
+        if (mapped) call.leg.end(mapped);
+        else if (call.leg.isAnswered || cause === "normal_clearing") call.leg.end("remote_hangup");
+        else call.leg.end("failed", `Telnyx ended the call: ${cause || "no cause given"}${payload.sip_hangup_cause ? ` (SIP ${payload.sip_hangup_cause})` : ""}`);
+        return;
+      }
+      default:
+        // call.answered, streaming.started, call.dtmf.received (keys come on the stream): the stream's `start` answers.
+        return;
+    }
+  }
+
+  checkDialOptions(options: Record<string, unknown>): { field: string; message: string } | null {
+    const [key] = Object.keys(options);
+    return key ? { field: `simulation.${key}`, message: "a call through Telnyx reaches a real phone: it takes no simulation settings" } : null;
+  }
+
+  scriptedRecognition(): boolean {
+    return false;
+  }
+
+  status(): CarrierStatus {
+    return this.state;
+  }
+
+  /** Live calls are Telnyx's: they finish on their own legs when the connection changes. */
+  close(): void {}
+
+  private async answerInbound(payload: Record<string, any>): Promise<void> {
+    const controlId = String(payload.call_control_id ?? "");
+    const request: InboundRequest = { kind: "telnyx", connectionId: this.connection.id, to: String(payload.to ?? ""), from: payload.from ? String(payload.from) : null, carrierOptions: null };
+    const command = (action: string, body: Record<string, unknown>) => this.rest.request("POST", `/calls/${encodeURIComponent(controlId)}/actions/${action}`, body);
+    let call: StreamCall | null = null;
+    let token = "";
+    try {
+      this.env.inbound.check(this.connection.workspaceId, request);
+      this.env.inbound.answer(this.connection.workspaceId, request, (callId) => {
+        call = this.track(callId, controlId);
+        token = this.calls.streams.expect(callId, this.connection.id, call.leg);
+        return call.leg;
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError) && !call) throw error;
+      this.env.log(`Telnyx call ${controlId} to ${request.to} refused: ${(error as Error).message}`);
+      (call as StreamCall | null)?.leg.end("failed", (error as Error).message);
+      await command("reject", { cause: "CALL_REJECTED" }).catch((refused) => this.env.log(`Telnyx reject failed: ${(refused as Error).message}`));
+      return;
+    }
+    const answered = call as unknown as StreamCall;
+    answered.leg.identified(controlId);
+    this.giveUpWithoutStream(answered, INBOUND_STREAM_MS);
+    await command("answer", {
+      stream_url: this.urls().stream,
+      stream_track: "inbound_track",
+      stream_bidirectional_mode: "rtp",
+      stream_bidirectional_codec: "PCMU",
+      client_state: encodeClientState({ call_id: answered.callId, token }),
+      webhook_url: this.urls().events(answered.callId),
+    }).catch((error) => answered.leg.end("failed", `Telnyx refused to answer: ${(error as Error).message}`));
+  }
+
+  private track(callId: string, controlId: string | null): StreamCall {
+    const command = async (action: string, body: Record<string, unknown>) => {
+      const id = await call.created;
+      if (!id) throw new Error("Telnyx never created the call");
+      await this.rest.request("POST", `/calls/${encodeURIComponent(id)}/actions/${action}`, body);
+    };
+    const control: StreamControl = {
+      hangup: () => command("hangup", {}).catch(() => {}),
+      transfer: (to) => command("transfer", { to }),
+      sendDtmf: async (digits) => {
+        await command("send_dtmf", { digits, duration_millis: 250 });
+        return true;
+      },
+    };
+    const call: StreamCall = { callId, connectionId: this.connection.id, leg: new StreamLeg(telnyxCodec, mediaClock, control, this.env.log), sid: controlId, created: Promise.resolve(controlId) };
+    this.calls.add(call);
+    return call;
+  }
+
+  private giveUpWithoutStream(call: StreamCall, afterMs: number): void {
+    const timer = setTimeout(() => {
+      if (call.leg.isAnswered || call.leg.isEnded) return;
+      call.leg.end("failed", `Telnyx did not open the media stream within ${Math.round(afterMs / 1000)} s: check that it can reach ${this.urls().stream}`);
+      void call.created.then((id) => id && this.rest.request("POST", `/calls/${encodeURIComponent(id)}/actions/hangup`, {}).catch(() => {}));
+    }, afterMs);
+    timer.unref?.();
+    call.leg.onEvent((event) => {
+      if (event.type === "ended") clearTimeout(timer);
+    });
+  }
+
+  private noteRefusal(error: unknown): void {
+    if (error instanceof TelnyxError && error.status === 401) this.state = { state: "failed", detail: "Telnyx refused the API key (401)" };
+    else if (error instanceof TelnyxError && error.status === 0) this.state = { state: "unreachable", detail: error.message };
+  }
+}
