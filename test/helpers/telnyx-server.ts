@@ -2,6 +2,7 @@
 // webhooks signed with a real Ed25519 key as Telnyx signs them (`timestamp|body`), and media
 // streaming over a WebSocket with real µ-law frames both ways, in real time.
 import { generateKeyPairSync, randomBytes, sign } from "node:crypto";
+import { FarEndPlayout } from "./far-end.ts";
 
 const hex = (n: number) => randomBytes(n).toString("hex");
 const FRAME = 160;
@@ -9,18 +10,14 @@ const FRAME = 160;
 export type TelnyxCallee = "answer" | "busy" | "no-answer";
 
 export class TelnyxFakeCall {
-  readonly played: Uint8Array[] = [];
-  readonly marksEchoed: string[] = [];
+  readonly playout = new FarEndPlayout((name) => this.send({ event: "mark", stream_id: this.streamId, mark: { name } }));
   readonly actions: { action: string; body: any }[] = [];
   readonly webhookAnswers: number[] = [];
-  clears = 0;
   streamId = "";
   socket: WebSocket | null = null;
   closeCode: number | null = null;
   ended = false;
   webhookUrl: string;
-  private queue: ({ audio: Uint8Array } | { mark: string })[] = [];
-  private player: ReturnType<typeof setInterval> | null = null;
   private sequence = 0;
 
   constructor(
@@ -55,9 +52,6 @@ export class TelnyxFakeCall {
     if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
   }
 
-  playedBytes(): Uint8Array {
-    return Buffer.concat(this.played);
-  }
 
   /** The far end hangs up: the stream stops, then call.hangup with normal_clearing. */
   async hangUp(): Promise<void> {
@@ -69,7 +63,7 @@ export class TelnyxFakeCall {
   async finish(cause: string, source = "caller"): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    if (this.player) clearInterval(this.player);
+    this.playout.stop();
     this.socket?.close(1000);
     await this.event("call.hangup", { hangup_cause: cause, hangup_source: source, state: "hangup" });
   }
@@ -82,38 +76,23 @@ export class TelnyxFakeCall {
       socket.onopen = () => {
         this.send({ event: "connected", version: "1.0.0" });
         this.send({ event: "start", sequence_number: String(++this.sequence), start: { user_id: crypto.randomUUID(), call_control_id: this.controlId, client_state: clientState, media_format: { encoding: "PCMU", sample_rate: 8000, channels: 1 } }, stream_id: this.streamId });
-        this.player = setInterval(() => this.play(), 20);
+        this.playout.start();
         resolve();
       };
       socket.onmessage = (event) => this.fromParley(JSON.parse(String(event.data)));
       socket.onclose = (event) => {
         this.closeCode = event.code;
         this.socket = null;
-        if (this.player) clearInterval(this.player);
+        this.playout.stop();
         resolve();
       };
     });
   }
 
   private fromParley(message: any): void {
-    if (message.event === "media") this.queue.push({ audio: new Uint8Array(Buffer.from(message.media.payload, "base64")) });
-    else if (message.event === "mark") this.queue.push({ mark: message.mark.name });
-    else if (message.event === "clear") {
-      this.clears++;
-      for (const item of this.queue.splice(0)) if ("mark" in item) this.echoMark(item.mark);
-    }
-  }
-
-  private play(): void {
-    while (this.queue.length && "mark" in this.queue[0]) this.echoMark((this.queue.shift() as { mark: string }).mark);
-    const next = this.queue.shift();
-    if (next && "audio" in next) this.played.push(next.audio);
-    while (this.queue.length && "mark" in this.queue[0]) this.echoMark((this.queue.shift() as { mark: string }).mark);
-  }
-
-  private echoMark(name: string): void {
-    this.marksEchoed.push(name);
-    this.send({ event: "mark", stream_id: this.streamId, mark: { name } });
+    if (message.event === "media") this.playout.audio(new Uint8Array(Buffer.from(message.media.payload, "base64")));
+    else if (message.event === "mark") this.playout.mark(message.mark.name);
+    else if (message.event === "clear") this.playout.clear();
   }
 }
 

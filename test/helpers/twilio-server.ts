@@ -4,6 +4,7 @@
 // the official `twilio` library; message shapes follow Twilio's documentation.
 import twilio from "twilio";
 import { randomBytes } from "node:crypto";
+import { FarEndPlayout } from "./far-end.ts";
 
 const hex = (n: number) => randomBytes(n).toString("hex");
 const FRAME = 160;
@@ -23,9 +24,7 @@ export class FakeCall {
   /** Every status callback's answer from Parley. */
   readonly callbackAnswers: number[] = [];
   /** Agent audio as played to the far end, 20 ms at a time (after jitter, marks and clears). */
-  readonly played: Uint8Array[] = [];
-  readonly marksEchoed: string[] = [];
-  clears = 0;
+  readonly playout = new FarEndPlayout((name) => this.send({ event: "mark", sequenceNumber: String(++this.sequence), streamSid: this.streamSid, mark: { name } }));
   streamSid = "";
   streamParameters: Record<string, string> = {};
   socket: WebSocket | null = null;
@@ -35,8 +34,6 @@ export class FakeCall {
   rejected: string | null = null;
   twiml = "";
   ended = false;
-  private queue: ({ audio: Uint8Array } | { mark: string })[] = [];
-  private player: ReturnType<typeof setInterval> | null = null;
   private sequence = 0;
   private chunk = 0;
 
@@ -73,9 +70,6 @@ export class FakeCall {
     await this.finish("completed");
   }
 
-  playedBytes(): Uint8Array {
-    return Buffer.concat(this.played);
-  }
 
   async status(status: string, extra: Record<string, string> = {}): Promise<void> {
     this.statuses.push(status);
@@ -93,7 +87,7 @@ export class FakeCall {
   async finish(status: string): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    this.stopPlayer();
+    this.playout.stop();
     await this.status(status);
   }
 
@@ -137,7 +131,7 @@ export class FakeCall {
           start: { accountSid: this.twilioServer.accountSid, streamSid: this.streamSid, callSid: this.sid, tracks: ["inbound"], mediaFormat: { encoding: "audio/x-mulaw", sampleRate: 8000, channels: 1 }, customParameters: this.streamParameters },
           streamSid: this.streamSid,
         });
-        this.startPlayer();
+        this.playout.start();
         resolve();
       };
       socket.onmessage = (event) => this.fromParley(JSON.parse(String(event.data)));
@@ -145,7 +139,7 @@ export class FakeCall {
         this.closeCode = event.code;
         this.closeReason = event.reason;
         this.socket = null;
-        this.stopPlayer();
+        this.playout.stop();
         resolve();
         // <Connect> ends with its stream; with no verb after it, so does the call.
         if (!this.dialedTo) void this.finish("completed");
@@ -155,32 +149,9 @@ export class FakeCall {
 
   private fromParley(message: any): void {
     if (message.streamSid !== this.streamSid) throw new Error(`message for another stream: ${JSON.stringify(message)}`);
-    if (message.event === "media") this.queue.push({ audio: new Uint8Array(Buffer.from(message.media.payload, "base64")) });
-    else if (message.event === "mark") this.queue.push({ mark: message.mark.name });
-    else if (message.event === "clear") {
-      this.clears++;
-      // Buffered audio is dropped; its marks come back at once.
-      for (const item of this.queue.splice(0)) if ("mark" in item) this.echoMark(item.mark);
-    }
-  }
-
-  private echoMark(name: string): void {
-    this.marksEchoed.push(name);
-    this.send({ event: "mark", sequenceNumber: String(++this.sequence), streamSid: this.streamSid, mark: { name } });
-  }
-
-  private startPlayer(): void {
-    this.player = setInterval(() => {
-      while (this.queue.length && "mark" in this.queue[0]) this.echoMark((this.queue.shift() as { mark: string }).mark);
-      const next = this.queue.shift();
-      if (next && "audio" in next) this.played.push(next.audio);
-      while (this.queue.length && "mark" in this.queue[0]) this.echoMark((this.queue.shift() as { mark: string }).mark);
-    }, 20);
-  }
-
-  private stopPlayer(): void {
-    if (this.player) clearInterval(this.player);
-    this.player = null;
+    if (message.event === "media") this.playout.audio(new Uint8Array(Buffer.from(message.media.payload, "base64")));
+    else if (message.event === "mark") this.playout.mark(message.mark.name);
+    else if (message.event === "clear") this.playout.clear();
   }
 }
 

@@ -1,8 +1,8 @@
 // Telnyx end to end against a local server that speaks Call Control, API v2 numbers, Ed25519-signed
 // events and media streaming (test/helpers/telnyx-server.ts): whole calls with real audio.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { decodeG711 } from "../../src/voice/media/g711.ts";
 import { waitForCall } from "../helpers/call-api.ts";
+import { loudest, waitUntil } from "../helpers/far-end.ts";
 import { serverWithUser } from "../helpers/fixtures.ts";
 import { FakeTelnyx } from "../helpers/telnyx-server.ts";
 
@@ -23,24 +23,7 @@ async function post(path: string, body?: unknown) {
   return res.body;
 }
 
-async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
-function loudest(audio: Uint8Array): number {
-  const pcm = decodeG711("mulaw", audio);
-  let best = 0;
-  for (let offset = 0; offset + 1600 <= pcm.length; offset += 1600) {
-    let sum = 0;
-    for (let i = offset; i < offset + 1600; i++) sum += pcm[i] * pcm[i];
-    best = Math.max(best, Math.sqrt(sum / 1600));
-  }
-  return best;
-}
 
 const events = async (callId: string) => (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data as any[];
 
@@ -100,8 +83,8 @@ describe("a Telnyx connection", () => {
     expect(dial.webhook_url).toContain(`/v1/telephony/telnyx/events?connection=${connectionId}&call=${callId}`);
     const greeted = await waitForCall(s.server.api, s.user.token, callId, (c) => (c.transcript ?? []).some((t: any) => t.role === "agent" && t.end_ms), 20_000);
     expect(greeted.transcript[0]).toMatchObject({ role: "agent", text: GREETING });
-    await waitUntil(() => call.played.length * 20 >= greeted.transcript[0].end_ms - 40, "the greeting to play");
-    expect(loudest(call.playedBytes())).toBeGreaterThan(1000);
+    await waitUntil(() => call.playout.played.length * 20 >= greeted.transcript[0].end_ms - 40, "the greeting to play");
+    expect(loudest(call.playout.playedBytes())).toBeGreaterThan(1000);
     call.pressKey("4");
     await waitUntil(async () => (await events(callId)).some((e) => e.type === "dtmf" && e.data.digit === "4"), "the key");
     expect((await events(callId)).find((e) => e.type === "amd")?.data.verdict).toBe("human");
@@ -109,13 +92,13 @@ describe("a Telnyx connection", () => {
     const ended = await waitForCall(s.server.api, s.user.token, callId);
     expect(ended).toMatchObject({ status: "completed", end_reason: "agent_hangup", carrier: connectionId });
     await waitUntil(() => call.actions.some((a) => a.action === "hangup"), "actions/hangup");
-    expect(call.marksEchoed.some((name) => name.startsWith("parley-drain"))).toBe(true);
+    expect(call.playout.marksEchoed.some((name) => name.startsWith("parley-drain"))).toBe(true);
     expect(call.webhookAnswers.every((status) => status === 204)).toBe(true);
   }, CALL_TIMEOUT);
 
   test("a caller rings: call.initiated is answered with a stream, the agent greets, the caller's hang-up ends it; an unassigned number is rejected", async () => {
     const call = await fake.incoming(CUSTOMER, agentNumber);
-    await waitUntil(() => call.actions.some((a) => a.action === "answer") && call.played.length > 25, "the answer and the greeting");
+    await waitUntil(() => call.actions.some((a) => a.action === "answer") && call.playout.played.length > 25, "the answer and the greeting");
     const live = (await s.server.api.get("/v1/calls?direction=inbound", opts())).body.data;
     expect(live[0]).toMatchObject({ status: "in_progress", to: agentNumber, from: CUSTOMER, carrier: connectionId });
     await call.hangUp();

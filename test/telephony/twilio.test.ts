@@ -3,9 +3,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import twilio from "twilio";
 import { concatPcm } from "../../src/voice/media/frames.ts";
-import { decodeG711, encodeMulaw } from "../../src/voice/media/g711.ts";
+import { encodeMulaw } from "../../src/voice/media/g711.ts";
 import { builtinTts } from "../../src/voice/speech/builtin/index.ts";
 import { waitForCall } from "../helpers/call-api.ts";
+import { loudest, waitUntil } from "../helpers/far-end.ts";
 import { serverWithUser } from "../helpers/fixtures.ts";
 import { FakeTwilio } from "../helpers/twilio-server.ts";
 
@@ -33,25 +34,7 @@ async function speech(text: string): Promise<Uint8Array> {
   return encodeMulaw(concatPcm([concatPcm(chunks), new Int16Array(8000 * 2)]));
 }
 
-/** The loudest 200 ms of what the far end heard: speech is well above 1,000, silence near 0. */
-function loudest(audio: Uint8Array): number {
-  const pcm = decodeG711("mulaw", audio);
-  let best = 0;
-  for (let offset = 0; offset + 1600 <= pcm.length; offset += 1600) {
-    let sum = 0;
-    for (let i = offset; i < offset + 1600; i++) sum += pcm[i] * pcm[i];
-    best = Math.max(best, Math.sqrt(sum / 1600));
-  }
-  return best;
-}
 
-async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 const events = async (callId: string) => (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data as any[];
 const statusesOf = async (callId: string) => (await events(callId)).filter((e) => e.type === "status").map((e) => e.data.status);
@@ -132,7 +115,7 @@ describe("a Twilio connection", () => {
     expect(create.form.getAll("StatusCallbackEvent")).toEqual(["initiated", "ringing", "answered", "completed"]);
     expect(create.form.get("MachineDetection")).toBe("Enable");
     expect(create.form.get("Timeout")).toBe("20");
-    await waitUntil(() => call.socket !== null && call.played.length > 0, "the stream and the greeting");
+    await waitUntil(() => call.socket !== null && call.playout.played.length > 0, "the stream and the greeting");
     // The stream's parameters name the call; the token is single-use and not the call id.
     expect(call.streamParameters.call_id).toBe(callId);
     expect(call.streamParameters.token.length).toBeGreaterThanOrEqual(32);
@@ -143,7 +126,7 @@ describe("a Twilio connection", () => {
     await call.speak(question);
     const heard = await waitForCall(s.server.api, s.user.token, callId, (c) => (c.transcript ?? []).some((t: any) => t.role === "caller"), 30_000);
     expect(heard.transcript.find((t: any) => t.role === "caller").text.toLowerCase()).toContain("hours");
-    expect(loudest(call.playedBytes())).toBeGreaterThan(1000);
+    expect(loudest(call.playout.playedBytes())).toBeGreaterThan(1000);
 
     call.pressKey("7");
     await waitUntil(async () => (await events(callId)).some((e) => e.type === "dtmf" && e.data.digit === "7"), "the key");
@@ -158,7 +141,7 @@ describe("a Twilio connection", () => {
     await waitUntil(() => call.ended, "Twilio to end the call");
     expect(call.closeCode).toBe(1000);
     // The hang-up waited for Twilio to play what it had been sent (a mark after the last frame came back).
-    expect(call.marksEchoed.some((name) => name.startsWith("parley-drain"))).toBe(true);
+    expect(call.playout.marksEchoed.some((name) => name.startsWith("parley-drain"))).toBe(true);
     expect(await statusesOf(callId)).toEqual(["queued", "ringing", "in_progress", "completed"]);
     // Every status callback Twilio sent was accepted.
     expect(call.callbackAnswers.every((status) => status === 204)).toBe(true);
@@ -167,7 +150,7 @@ describe("a Twilio connection", () => {
   test("a caller rings the agent's number: the voice webhook answers TwiML, the agent talks, the caller's hang-up ends it", async () => {
     const call = await fake.incoming(CUSTOMER, agentNumber);
     expect(call.twiml).toContain("<Connect><Stream");
-    await waitUntil(() => call.played.length > 0, "the greeting");
+    await waitUntil(() => call.playout.played.length > 0, "the greeting");
     const live = (await s.server.api.get("/v1/calls?direction=inbound", opts())).body.data;
     expect(live).toHaveLength(1);
     const callId = live[0].id;
@@ -175,8 +158,8 @@ describe("a Twilio connection", () => {
     const greeted = await waitForCall(s.server.api, s.user.token, callId, (c) => (c.transcript ?? []).some((t: any) => t.role === "agent" && t.end_ms), 20_000);
     // Every frame of the greeting reaches the caller (give or take the last one in flight).
     const greeting = greeted.transcript[0];
-    await waitUntil(() => call.played.length * 20 >= greeting.end_ms - greeting.start_ms - 40, "the whole greeting to play");
-    expect(loudest(call.playedBytes())).toBeGreaterThan(1000);
+    await waitUntil(() => call.playout.played.length * 20 >= greeting.end_ms - greeting.start_ms - 40, "the whole greeting to play");
+    expect(loudest(call.playout.playedBytes())).toBeGreaterThan(1000);
     await call.hangUp();
     const ended = await waitForCall(s.server.api, s.user.token, callId);
     expect(ended).toMatchObject({ status: "completed", end_reason: "customer_hangup", direction: "inbound" });
@@ -203,9 +186,9 @@ describe("a Twilio connection", () => {
 
   test("barge-in: the caller talking over the greeting makes Parley send `clear`, and the greeting stops where it was heard", async () => {
     const call = await fake.incoming(CUSTOMER, agentNumber);
-    await waitUntil(() => call.played.length >= 25, "half a second of greeting");
+    await waitUntil(() => call.playout.played.length >= 25, "half a second of greeting");
     await call.speak(question);
-    expect(call.clears).toBeGreaterThanOrEqual(1);
+    expect(call.playout.clears).toBeGreaterThanOrEqual(1);
     const callId = call.streamParameters.call_id;
     const talked = await waitForCall(s.server.api, s.user.token, callId, (c) => (c.transcript ?? []).some((t: any) => t.role === "caller"), 30_000);
     expect(talked.transcript[0]).toMatchObject({ role: "agent", interrupted: true });

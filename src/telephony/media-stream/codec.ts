@@ -58,3 +58,27 @@ export function parseObject(frame: unknown): Record<string, any> | null {
   }
   return value && typeof value === "object" && !Array.isArray(value) && !ArrayBuffer.isView(value) ? (value as Record<string, any>) : null;
 }
+
+/**
+ * The events both carriers spell alike (`media`, `dtmf`, `mark`, `stop`), from a parsed frame. Only the
+ * caller's track is heard: an outbound track echo would be our own voice.
+ */
+export function parseSharedEvent(message: Record<string, any>): StreamMessage | null {
+  switch (message.event) {
+    case "media": {
+      if (message.media?.track && message.media.track !== "inbound") return { type: "other", what: `media on track ${message.media.track}` };
+      const payload = decodePayload(message.media?.payload);
+      return payload ? { type: "media", payload } : null;
+    }
+    case "dtmf": {
+      const digit = message.dtmf?.digit;
+      return typeof digit === "string" && /^[0-9*#A-D]$/.test(digit) ? { type: "dtmf", digit } : null;
+    }
+    case "mark":
+      return typeof message.mark?.name === "string" ? { type: "mark", name: message.mark.name } : null;
+    case "stop":
+      return { type: "stop" };
+    default:
+      return { type: "other", what: String(message.event) };
+  }
+}

@@ -4,11 +4,12 @@
 import { ApiError } from "../../http/errors.ts";
 import { mediaClock } from "../../voice/media/media-clock.ts";
 import type { CarrierEnv } from "../kind.ts";
+import { CloudCarrier } from "../media-stream/cloud-carrier.ts";
 import { StreamLeg, type StreamControl } from "../media-stream/leg.ts";
 import type { StreamCall, StreamCalls } from "../media-stream/live-calls.ts";
-import type { Carrier, CarrierConnection, CarrierStatus, DialRequest, InboundRequest, LegEndReason } from "../types.ts";
+import type { Carrier, CarrierConnection, DialRequest, InboundRequest, LegEndReason } from "../types.ts";
 import { TelnyxNumbers } from "./numbers.ts";
-import { TelnyxError, TelnyxRest } from "./rest.ts";
+import { TelnyxRest } from "./rest.ts";
 import { readTelnyx, type TelnyxSettings } from "./settings.ts";
 import { encodeClientState, telnyxCodec } from "./stream-codec.ts";
 
@@ -24,12 +25,11 @@ export interface TelnyxEvent {
   payload: Record<string, any>;
 }
 
-export class TelnyxCarrier implements Carrier {
+export class TelnyxCarrier extends CloudCarrier implements Carrier {
   readonly kind = "telnyx";
   readonly numbers: TelnyxNumbers;
   private readonly settings: TelnyxSettings;
   private readonly rest: TelnyxRest;
-  private state: CarrierStatus = { state: "ready", detail: null };
 
   constructor(
     private readonly connection: CarrierConnection,
@@ -37,6 +37,7 @@ export class TelnyxCarrier implements Carrier {
     private readonly env: CarrierEnv,
     private readonly base: string,
   ) {
+    super("Telnyx");
     this.settings = readTelnyx(connection.settings);
     this.rest = new TelnyxRest(this.settings.apiBaseUrl, connection.credentials.api_key ?? "", env.outbound);
     this.numbers = new TelnyxNumbers(this.rest, this.settings.country, this.settings.appId);
@@ -130,22 +131,6 @@ export class TelnyxCarrier implements Carrier {
     }
   }
 
-  checkDialOptions(options: Record<string, unknown>): { field: string; message: string } | null {
-    const [key] = Object.keys(options);
-    return key ? { field: `simulation.${key}`, message: "a call through Telnyx reaches a real phone: it takes no simulation settings" } : null;
-  }
-
-  scriptedRecognition(): boolean {
-    return false;
-  }
-
-  status(): CarrierStatus {
-    return this.state;
-  }
-
-  /** Live calls are Telnyx's: they finish on their own legs when the connection changes. */
-  close(): void {}
-
   private async answerInbound(payload: Record<string, any>): Promise<void> {
     const controlId = String(payload.call_control_id ?? "");
     const request: InboundRequest = { kind: "telnyx", connectionId: this.connection.id, to: String(payload.to ?? ""), from: payload.from ? String(payload.from) : null, carrierOptions: null };
@@ -179,6 +164,15 @@ export class TelnyxCarrier implements Carrier {
     }).catch((error) => answered.leg.end("failed", `Telnyx refused to answer: ${(error as Error).message}`));
   }
 
+  protected streamUrl(): string {
+    return this.urls().stream;
+  }
+
+  protected async hangupAtCarrier(call: StreamCall): Promise<void> {
+    const id = await call.created;
+    if (id) await this.rest.request("POST", `/calls/${encodeURIComponent(id)}/actions/hangup`, {}).catch(() => {});
+  }
+
   private track(callId: string, controlId: string | null): StreamCall {
     const command = async (action: string, body: Record<string, unknown>) => {
       const id = await call.created;
@@ -198,20 +192,7 @@ export class TelnyxCarrier implements Carrier {
     return call;
   }
 
-  private giveUpWithoutStream(call: StreamCall, afterMs: number): void {
-    const timer = setTimeout(() => {
-      if (call.leg.isAnswered || call.leg.isEnded) return;
-      call.leg.end("failed", `Telnyx did not open the media stream within ${Math.round(afterMs / 1000)} s: check that it can reach ${this.urls().stream}`);
-      void call.created.then((id) => id && this.rest.request("POST", `/calls/${encodeURIComponent(id)}/actions/hangup`, {}).catch(() => {}));
-    }, afterMs);
-    timer.unref?.();
-    call.leg.onEvent((event) => {
-      if (event.type === "ended") clearTimeout(timer);
-    });
-  }
 
-  private noteRefusal(error: unknown): void {
-    if (error instanceof TelnyxError && error.status === 401) this.state = { state: "failed", detail: "Telnyx refused the API key (401)" };
-    else if (error instanceof TelnyxError && error.status === 0) this.state = { state: "unreachable", detail: error.message };
-  }
+
+
 }

@@ -9,7 +9,7 @@ import { docsFor } from "../../http/docs.ts";
 import { ApiError } from "../../http/errors.ts";
 import { NoContent, noContent } from "../../http/models.ts";
 import type { CarrierRouteServices } from "../kind.ts";
-import type { StreamLeg } from "../media-stream/leg.ts";
+import { mediaSocketHandlers } from "../media-stream/socket.ts";
 import type { StreamCalls } from "../media-stream/live-calls.ts";
 import { TelnyxCarrier, type TelnyxEvent } from "./carrier.ts";
 import { telnyxPublicKey, telnyxSignatureProblem } from "./signature.ts";
@@ -26,7 +26,7 @@ const Callback = t.Object({
 
 export function telnyxRoutes(ctx: HttpContext, services: CarrierRouteServices, base: string, calls: StreamCalls) {
   const seen = new Set<string>();
-  const sockets = new Map<string, { leg: StreamLeg | null }>();
+  const media = mediaSocketHandlers(telnyxCodec, calls);
 
   return new Elysia()
     .use(authPlugin(ctx))
@@ -70,35 +70,8 @@ export function telnyxRoutes(ctx: HttpContext, services: CarrierRouteServices, b
         "WebSocket: Telnyx media streaming",
         "Bidirectional µ-law 8 kHz audio of a call Parley placed or answered. Telnyx does not sign the handshake: the `start` must carry, in the call's client_state, the call and its single-use token.",
       ),
-      open(ws) {
-        sockets.set(ws.id, { leg: null });
-      },
-      message(ws, frame) {
-        const socket = sockets.get(ws.id);
-        if (!socket) return;
-        const message = telnyxCodec.parse(frame);
-        if (socket.leg) {
-          if (message) socket.leg.receive(message);
-          else socket.leg.noteMalformed();
-          return;
-        }
-        if (message?.type === "connected") return;
-        if (message?.type !== "start") {
-          ws.close(1008, "expected connected, then start");
-          return;
-        }
-        const expected = calls.streams.claim(message.parameters.call_id ?? "", message.parameters.token ?? "");
-        if (!expected) {
-          ws.close(1008, "the stream names no call waiting for it");
-          return;
-        }
-        socket.leg = expected.leg;
-        expected.leg.attach(ws.raw, message);
-      },
-      close(ws) {
-        const socket = sockets.get(ws.id);
-        sockets.delete(ws.id);
-        socket?.leg?.socketClosed();
-      },
+      open: (ws) => media.opened(ws),
+      message: (ws, frame) => media.message(ws, frame),
+      close: (ws) => media.closed(ws),
     });
 }

@@ -1,7 +1,7 @@
 // Telnyx media streaming's JSON (https://developers.telnyx.com/docs/voice/programmable-voice/media-streaming):
 // `connected`, `start`, `media`, `dtmf`, `mark`, `stop` in; `media`, `mark`, `clear` out. Parley's call
 // id and stream token ride in the call's client_state, which `start` hands back.
-import { decodePayload, encodePayload, parseObject, type StreamCodec, type StreamMessage } from "../media-stream/codec.ts";
+import { encodePayload, parseObject, parseSharedEvent, type StreamCodec, type StreamMessage } from "../media-stream/codec.ts";
 
 const ENCODINGS: Record<string, "pcmu" | "pcma"> = { PCMU: "pcmu", PCMA: "pcma" };
 
@@ -29,21 +29,8 @@ function parse(frame: unknown): StreamMessage | null {
       if (!encoding || (format.sample_rate !== undefined && Number(format.sample_rate) !== 8000)) return null;
       return { type: "start", streamId: message.stream_id, carrierCallId: start.call_control_id, parameters: decodeClientState(start.client_state), encoding, sampleRate: 8000 };
     }
-    case "media": {
-      if (message.media?.track && message.media.track !== "inbound") return { type: "other", what: `media on track ${message.media.track}` };
-      const payload = decodePayload(message.media?.payload);
-      return payload ? { type: "media", payload } : null;
-    }
-    case "dtmf": {
-      const digit = message.dtmf?.digit;
-      return typeof digit === "string" && /^[0-9*#A-D]$/.test(digit) ? { type: "dtmf", digit } : null;
-    }
-    case "mark":
-      return typeof message.mark?.name === "string" ? { type: "mark", name: message.mark.name } : null;
-    case "stop":
-      return { type: "stop" };
     default:
-      return { type: "other", what: message.event };
+      return parseSharedEvent(message);
   }
 }
 

@@ -4,8 +4,9 @@
 import { ApiError } from "../../http/errors.ts";
 import { mediaClock } from "../../voice/media/media-clock.ts";
 import type { CarrierEnv } from "../kind.ts";
+import { CloudCarrier } from "../media-stream/cloud-carrier.ts";
 import { StreamLeg, type StreamControl } from "../media-stream/leg.ts";
-import type { Carrier, CarrierConnection, CarrierStatus, DialRequest, InboundRequest } from "../types.ts";
+import type { Carrier, CarrierConnection, DialRequest, InboundRequest } from "../types.ts";
 import type { StreamCall, StreamCalls } from "../media-stream/live-calls.ts";
 import { TwilioNumbers } from "./numbers.ts";
 import { TwilioError, TwilioRest } from "./rest.ts";
@@ -21,13 +22,12 @@ const INBOUND_STREAM_MS = 20_000;
 
 const one = (value: string | string[] | undefined): string => (Array.isArray(value) ? (value[0] ?? "") : (value ?? ""));
 
-export class TwilioCarrier implements Carrier {
+export class TwilioCarrier extends CloudCarrier implements Carrier {
   readonly kind = "twilio";
   readonly numbers: TwilioNumbers;
   readonly credentials;
   private readonly settings: TwilioSettings;
   private readonly rest: TwilioRest;
-  private state: CarrierStatus = { state: "ready", detail: null };
 
   constructor(
     private readonly connection: CarrierConnection,
@@ -35,6 +35,7 @@ export class TwilioCarrier implements Carrier {
     private readonly env: CarrierEnv,
     private readonly base: string,
   ) {
+    super("Twilio");
     this.settings = readTwilio(connection.settings);
     this.credentials = readCredentials(connection.credentials);
     this.rest = new TwilioRest(this.settings.apiBaseUrl, this.credentials, env.outbound);
@@ -151,22 +152,6 @@ export class TwilioCarrier implements Carrier {
     }
   }
 
-  checkDialOptions(options: Record<string, unknown>): { field: string; message: string } | null {
-    const [key] = Object.keys(options);
-    return key ? { field: `simulation.${key}`, message: "a call through Twilio reaches a real phone: it takes no simulation settings" } : null;
-  }
-
-  scriptedRecognition(): boolean {
-    return false;
-  }
-
-  status(): CarrierStatus {
-    return this.state;
-  }
-
-  /** Live calls are Twilio's: they finish on their own legs when the connection changes. */
-  close(): void {}
-
   private track(callId: string, sid: string | null): StreamCall {
     const control: StreamControl = {
       hangup: (answered) => this.hangupAtTwilio(call, answered),
@@ -183,6 +168,14 @@ export class TwilioCarrier implements Carrier {
     return call;
   }
 
+  protected streamUrl(): string {
+    return this.urls().stream;
+  }
+
+  protected hangupAtCarrier(call: StreamCall): Promise<void> {
+    return this.hangupAtTwilio(call, true);
+  }
+
   private async hangupAtTwilio(call: StreamCall, answered: boolean): Promise<void> {
     const sid = await call.created;
     if (!sid) return;
@@ -195,21 +188,5 @@ export class TwilioCarrier implements Carrier {
     }
   }
 
-  /** A call whose stream never opens (Twilio cannot reach the stream URL) must not stay live forever. */
-  private giveUpWithoutStream(call: StreamCall, afterMs: number): void {
-    const timer = setTimeout(() => {
-      if (call.leg.isAnswered || call.leg.isEnded) return;
-      call.leg.end("failed", `Twilio did not open the media stream within ${Math.round(afterMs / 1000)} s: check that it can reach ${this.urls().stream}`);
-      void this.hangupAtTwilio(call, true);
-    }, afterMs);
-    timer.unref?.();
-    call.leg.onEvent((event) => {
-      if (event.type === "ended") clearTimeout(timer);
-    });
-  }
 
-  private noteRefusal(error: unknown): void {
-    if (error instanceof TwilioError && error.status === 401) this.state = { state: "failed", detail: "Twilio refused the credentials (401): check account_sid and auth_token" };
-    else if (error instanceof TwilioError && error.status === 0) this.state = { state: "unreachable", detail: error.message };
-  }
 }

@@ -8,7 +8,7 @@ import { docsFor } from "../../http/docs.ts";
 import { ApiError } from "../../http/errors.ts";
 import { NoContent, noContent } from "../../http/models.ts";
 import type { CarrierRouteServices } from "../kind.ts";
-import type { StreamLeg } from "../media-stream/leg.ts";
+import { mediaSocketHandlers } from "../media-stream/socket.ts";
 import type { StreamCalls } from "../media-stream/live-calls.ts";
 import { TwilioCarrier } from "./carrier.ts";
 import { verifyTwilio, type FormParams } from "./signature.ts";
@@ -53,7 +53,7 @@ export function twilioRoutes(ctx: HttpContext, services: CarrierRouteServices, b
     return carrier;
   };
 
-  const sockets = new Map<string, { leg: StreamLeg | null; connections: string[] }>();
+  const media = mediaSocketHandlers(twilioCodec, calls);
   /** The connections whose auth token signed a socket's handshake, from the check to the open. */
   const signedBy = new WeakMap<Request, string[]>();
 
@@ -114,35 +114,9 @@ export function twilioRoutes(ctx: HttpContext, services: CarrierRouteServices, b
         signedBy.set(request, connections);
       },
       open(ws) {
-        sockets.set(ws.id, { leg: null, connections: signedBy.get(ws.data.request) ?? [] });
+        media.opened(ws, signedBy.get(ws.data.request) ?? []);
       },
-      message(ws, frame) {
-        const socket = sockets.get(ws.id);
-        if (!socket) return;
-        const message = twilioCodec.parse(frame);
-        if (socket.leg) {
-          if (message) socket.leg.receive(message);
-          else socket.leg.noteMalformed();
-          return;
-        }
-        if (message?.type === "connected") return;
-        if (message?.type !== "start") {
-          ws.close(1008, "expected connected, then start");
-          return;
-        }
-        const expected = calls.streams.claim(message.parameters.call_id ?? "", message.parameters.token ?? "");
-        if (!expected || !socket.connections.includes(expected.connectionId)) {
-          ws.close(1008, "the stream names no call waiting for it");
-          return;
-        }
-        socket.leg = expected.leg;
-        // The raw socket: Elysia's wrapper would re-encode what the codec already serialised.
-        expected.leg.attach(ws.raw, message);
-      },
-      close(ws) {
-        const socket = sockets.get(ws.id);
-        sockets.delete(ws.id);
-        socket?.leg?.socketClosed();
-      },
+      message: (ws, frame) => media.message(ws, frame),
+      close: (ws) => media.closed(ws),
     });
 }

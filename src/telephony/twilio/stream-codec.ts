@@ -1,6 +1,6 @@
 // Twilio Media Streams' JSON (https://www.twilio.com/docs/voice/media-streams/websocket-messages):
 // `connected`, `start`, `media`, `dtmf`, `mark`, `stop` in; `media`, `mark`, `clear` out.
-import { decodePayload, encodePayload, parseObject, type StreamCodec, type StreamMessage } from "../media-stream/codec.ts";
+import { encodePayload, parseObject, parseSharedEvent, type StreamCodec, type StreamMessage } from "../media-stream/codec.ts";
 
 const ENCODINGS: Record<string, "pcmu" | "pcma"> = { "audio/x-mulaw": "pcmu", "audio/x-alaw": "pcma" };
 
@@ -20,22 +20,8 @@ function parse(frame: unknown): StreamMessage | null {
       const parameters = Object.fromEntries(Object.entries(custom).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
       return { type: "start", streamId: start.streamSid ?? message.streamSid, carrierCallId: start.callSid, parameters, encoding, sampleRate: 8000 };
     }
-    case "media": {
-      // Only the caller's audio is ours to hear; an outbound track echo would be our own voice.
-      if (message.media?.track && message.media.track !== "inbound") return { type: "other", what: `media on track ${message.media.track}` };
-      const payload = decodePayload(message.media?.payload);
-      return payload ? { type: "media", payload } : null;
-    }
-    case "dtmf": {
-      const digit = message.dtmf?.digit;
-      return typeof digit === "string" && /^[0-9*#A-D]$/.test(digit) ? { type: "dtmf", digit } : null;
-    }
-    case "mark":
-      return typeof message.mark?.name === "string" ? { type: "mark", name: message.mark.name } : null;
-    case "stop":
-      return { type: "stop" };
     default:
-      return { type: "other", what: message.event };
+      return parseSharedEvent(message);
   }
 }
 
