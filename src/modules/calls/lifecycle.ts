@@ -11,7 +11,10 @@ import { callUrls } from "./models.ts";
 export type { CallEnding, TurnRecord };
 
 // Every change of a call's state happens here, with its timeline entry and its webhook events in the
-// same transaction (the outbox): a call never moves without the events that say so.
+// same transaction (the outbox): a call never moves without the events that say so. The transactions
+// are IMMEDIATE: they read, then write, and a deferred one that meets another writer in between
+// (a `parley backup` or CLI beside the server) fails at once with "database is locked" instead of
+// waiting its turn, which in a call's event handler would take the server down.
 
 export type CallRow = typeof calls.$inferSelect;
 export const FINALIZE_JOB = "calls.finalize";
@@ -46,7 +49,7 @@ export function markRinging(ctx: AppContext, callId: string): void {
   ctx.sqlite.transaction(() => {
     const call = findCall(ctx, callId);
     if (call?.status === "queued") setStatus(ctx, call, "ringing", { ringingAt: ctx.clock.now() });
-  })();
+  }).immediate();
 }
 
 /** The audio session opens: `call.started` fires. */
@@ -64,7 +67,7 @@ export function markAnswered(ctx: AppContext, callId: string): CallRow | undefin
       data: { call_id: call.id, agent_id: call.agentId, direction: call.direction, from: call.fromNumber, to: call.toNumber, started_at: new Date(now).toISOString() },
     });
     return updated;
-  })();
+  }).immediate();
 }
 
 /** A completed utterance joins the transcript and goes out as `call.transcript`. */
@@ -76,7 +79,7 @@ export function recordTurn(ctx: AppContext, callId: string, turn: TurnRecord): v
     ctx.db.update(calls).set({ transcript, updatedAt: ctx.clock.now() }).where(eq(calls.id, callId)).run();
     addTimelineEvent(ctx, call, "turn", { ...turn, index: transcript.length - 1 });
     publishAgentEvent(ctx, { workspaceId: call.workspaceId, agentId: call.agentId, callId, type: "call.transcript", data: { turn: transcript.length - 1, ...turn } });
-  })();
+  }).immediate();
 }
 
 /** The agent's current turn was cut short: the transcript keeps only what the caller heard. */
@@ -89,7 +92,7 @@ export function truncateLastAgentTurn(ctx: AppContext, callId: string, playedTex
     transcript[transcript.length - 1] = { ...last, text: playedText, end_ms: endMs, interrupted: true };
     ctx.db.update(calls).set({ transcript, updatedAt: ctx.clock.now() }).where(eq(calls.id, callId)).run();
     addTimelineEvent(ctx, call, "interrupted", { played_text: playedText, at_ms: endMs });
-  })();
+  }).immediate();
 }
 
 export function reportCallError(ctx: AppContext, callId: string, code: string, message: string, fatal: boolean): void {
@@ -98,7 +101,7 @@ export function reportCallError(ctx: AppContext, callId: string, code: string, m
     if (!call) return;
     addTimelineEvent(ctx, call, "error", { code, message, fatal });
     publishAgentEvent(ctx, { workspaceId: call.workspaceId, agentId: call.agentId, callId, type: "call.error", data: { code, message, fatal } });
-  })();
+  }).immediate();
 }
 
 export function reportTransfer(ctx: AppContext, callId: string, to: string, reason: string | null): void {
@@ -107,7 +110,7 @@ export function reportTransfer(ctx: AppContext, callId: string, to: string, reas
     if (!call) return;
     addTimelineEvent(ctx, call, "transfer", { to, reason });
     publishAgentEvent(ctx, { workspaceId: call.workspaceId, agentId: call.agentId, callId, type: "call.transfer", data: { to, reason } });
-  })();
+  }).immediate();
 }
 
 /**
@@ -138,7 +141,7 @@ export function endCall(ctx: AppContext, callId: string, ending: CallEnding): bo
     enqueueJob(ctx, { type: FINALIZE_JOB, payload: { call_id: callId, slots: ending.slots ?? {} }, uniqueKey: `${FINALIZE_JOB}:${callId}`, workspaceId: call.workspaceId, maxAttempts: 5 });
     for (const hook of callEndHooks.get(ctx) ?? []) hook(ctx, updated);
     return true;
-  })();
+  }).immediate();
 }
 
 /**
