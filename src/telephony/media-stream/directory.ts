@@ -32,9 +32,5 @@ export class StreamDirectory {
   forget(callId: string): void {
     this.expected.delete(callId);
   }
-
-  get waiting(): number {
-    return this.expected.size;
-  }
 }
 

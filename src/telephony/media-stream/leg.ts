@@ -7,7 +7,7 @@ import type { MediaClock } from "../../voice/media/media-clock.ts";
 import { LegListeners } from "../leg-listeners.ts";
 import type { CallLeg, LegEndReason, LegEvent, MediaFormat } from "../types.ts";
 import type { StreamCodec, StreamMessage, StreamSocket } from "./codec.ts";
-import { FramePlayout, type PlayoutStats } from "./playout.ts";
+import { FramePlayout } from "./playout.ts";
 
 /** What the carrier's REST API does for the call; the leg calls it, the carrier implements it. */
 export interface StreamControl {
@@ -21,12 +21,6 @@ const FRAME_BYTES = 160;
 /** How long a hang-up waits for the carrier to play what it was already sent. */
 const DRAIN_MS = 2_000;
 const DRAIN_MARK = "parley-drain";
-
-export interface StreamLegStats extends PlayoutStats {
-  sent: number;
-  /** Frames that did not parse, or came before `start`. */
-  malformed: number;
-}
 
 export class StreamLeg extends LegListeners implements CallLeg {
   /** The conversation loop always hears and speaks µ-law 8 kHz; a PCMA stream is transcoded. */
@@ -130,6 +124,7 @@ export class StreamLeg extends LegListeners implements CallLeg {
     this.unsubscribe?.();
     this.unsubscribe = null;
     this.emit({ type: "ended", reason, detail });
+    this.reportTrouble();
     const socket = this.socket;
     this.socket = null;
     try {
@@ -145,10 +140,6 @@ export class StreamLeg extends LegListeners implements CallLeg {
 
   get isAnswered(): boolean {
     return this.answered;
-  }
-
-  stats(): StreamLegStats {
-    return { ...this.playout.stats, sent: this.sent, malformed: this.malformed };
   }
 
   // ------------------------------------------------------------------ CallLeg
@@ -234,6 +225,12 @@ export class StreamLeg extends LegListeners implements CallLeg {
       frame.set(tones.subarray(offset, offset + FRAME_BYTES));
       this.sendAudio(frame);
     }
+  }
+
+  /** A stream that stalled, burst or sent junk says so once, when the call ends (the operator's clue to a bad link). */
+  private reportTrouble(): void {
+    const { underruns, dropped } = this.playout.stats;
+    if (underruns || dropped || this.malformed) this.log(`media stream ${this.streamId}: ${underruns} underruns, ${dropped} frames dropped from a late burst, ${this.malformed} frames that were not the carrier's JSON`);
   }
 
   private send(text: string): void {

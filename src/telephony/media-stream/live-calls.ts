@@ -43,8 +43,4 @@ export class StreamCalls {
     if (call.sid) this.bySid.delete(call.sid);
     this.streams.forget(call.callId);
   }
-
-  get size(): number {
-    return this.byId.size;
-  }
 }

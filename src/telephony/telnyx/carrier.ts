@@ -1,20 +1,17 @@
 // A Telnyx account made live through Call Control: outbound calls dialled with a media stream back to
 // Parley, inbound calls answered (or rejected) from their call.initiated event, events turned into leg
 // events. The audio itself is the shared StreamLeg.
-import { ApiError } from "../../http/errors.ts";
-import { mediaClock } from "../../voice/media/media-clock.ts";
+import type { KeyObject } from "node:crypto";
 import type { CarrierEnv } from "../kind.ts";
 import { CloudCarrier } from "../media-stream/cloud-carrier.ts";
-import { StreamLeg, type StreamControl } from "../media-stream/leg.ts";
+import type { StreamControl, StreamLeg } from "../media-stream/leg.ts";
 import type { StreamCall, StreamCalls } from "../media-stream/live-calls.ts";
 import type { Carrier, CarrierConnection, DialRequest, InboundRequest, LegEndReason } from "../types.ts";
 import { TelnyxNumbers } from "./numbers.ts";
 import { TelnyxRest } from "./rest.ts";
 import { readTelnyx, type TelnyxSettings } from "./settings.ts";
+import { telnyxPublicKey } from "./signature.ts";
 import { encodeClientState, telnyxCodec } from "./stream-codec.ts";
-
-const STREAM_GRACE_MS = 30_000;
-const INBOUND_STREAM_MS = 20_000;
 
 /** Telnyx's hangup causes that say more than "the call ended". */
 const HANGUP: Record<string, LegEndReason> = { user_busy: "busy", timeout: "no_answer", no_answer: "no_answer", call_rejected: "rejected", originator_cancel: "local_hangup" };
@@ -30,25 +27,20 @@ export class TelnyxCarrier extends CloudCarrier implements Carrier {
   readonly numbers: TelnyxNumbers;
   private readonly settings: TelnyxSettings;
   private readonly rest: TelnyxRest;
+  /** The account's webhook key, parsed once: every event is checked with it. */
+  readonly verifyKey: KeyObject | null;
 
   constructor(
-    private readonly connection: CarrierConnection,
-    private readonly calls: StreamCalls,
-    private readonly env: CarrierEnv,
+    connection: CarrierConnection,
+    calls: StreamCalls,
+    env: CarrierEnv,
     private readonly base: string,
   ) {
-    super("Telnyx");
+    super("Telnyx", connection, calls, env, telnyxCodec);
     this.settings = readTelnyx(connection.settings);
     this.rest = new TelnyxRest(this.settings.apiBaseUrl, connection.credentials.api_key ?? "", env.outbound);
     this.numbers = new TelnyxNumbers(this.rest, this.settings.country, this.settings.appId);
-  }
-
-  get connectionId(): string {
-    return this.connection.id;
-  }
-
-  get publicKey(): string {
-    return this.connection.credentials.public_key ?? "";
+    this.verifyKey = telnyxPublicKey(connection.credentials.public_key ?? "");
   }
 
   urls() {
@@ -60,39 +52,20 @@ export class TelnyxCarrier extends CloudCarrier implements Carrier {
   }
 
   dial(request: DialRequest): StreamLeg {
-    const call = this.track(request.callId, null);
     const urls = this.urls();
-    const token = this.calls.streams.expect(request.callId, this.connection.id, call.leg);
-    call.created = this.rest
-      .request<{ call_control_id: string }>("POST", "/calls", {
+    return this.placeCall(request.callId, this.settings.ringTimeoutSeconds, async (token) => {
+      const created = await this.rest.request<{ call_control_id: string }>("POST", "/calls", {
         connection_id: this.settings.appId,
         to: request.to,
         from: request.from,
         webhook_url: urls.events(request.callId),
         webhook_url_method: "POST",
         timeout_secs: this.settings.ringTimeoutSeconds,
-        stream_url: urls.stream,
-        stream_track: "inbound_track",
-        stream_bidirectional_mode: "rtp",
-        stream_bidirectional_codec: "PCMU",
-        client_state: encodeClientState({ call_id: request.callId, token }),
+        ...this.streamParameters(request.callId, token),
         ...(this.settings.machineDetection ? { answering_machine_detection: "detect" } : {}),
-      })
-      .then(
-        (data) => {
-          this.state = { state: "ready", detail: null };
-          this.calls.identify(call, data.call_control_id);
-          call.leg.identified(data.call_control_id);
-          return data.call_control_id;
-        },
-        (error) => {
-          this.noteRefusal(error);
-          call.leg.end("failed", `Telnyx refused the call: ${(error as Error).message}`);
-          return null;
-        },
-      );
-    this.giveUpWithoutStream(call, this.settings.ringTimeoutSeconds * 1000 + STREAM_GRACE_MS);
-    return call.leg;
+      });
+      return created.call_control_id;
+    });
   }
 
   /** One Call Control event for this connection (already verified and de-duplicated). */
@@ -135,33 +108,26 @@ export class TelnyxCarrier extends CloudCarrier implements Carrier {
     const controlId = String(payload.call_control_id ?? "");
     const request: InboundRequest = { kind: "telnyx", connectionId: this.connection.id, to: String(payload.to ?? ""), from: payload.from ? String(payload.from) : null, carrierOptions: null };
     const command = (action: string, body: Record<string, unknown>) => this.rest.request("POST", `/calls/${encodeURIComponent(controlId)}/actions/${action}`, body);
-    let call: StreamCall | null = null;
-    let token = "";
-    try {
-      this.env.inbound.check(this.connection.workspaceId, request);
-      this.env.inbound.answer(this.connection.workspaceId, request, (callId) => {
-        call = this.track(callId, controlId);
-        token = this.calls.streams.expect(callId, this.connection.id, call.leg);
-        return call.leg;
-      });
-    } catch (error) {
-      if (!(error instanceof ApiError) && !call) throw error;
-      this.env.log(`Telnyx call ${controlId} to ${request.to} refused: ${(error as Error).message}`);
-      (call as StreamCall | null)?.leg.end("failed", (error as Error).message);
+    const opened = this.takeInbound(request, controlId);
+    if (!opened) {
       await command("reject", { cause: "CALL_REJECTED" }).catch((refused) => this.env.log(`Telnyx reject failed: ${(refused as Error).message}`));
       return;
     }
-    const answered = call as unknown as StreamCall;
-    answered.leg.identified(controlId);
-    this.giveUpWithoutStream(answered, INBOUND_STREAM_MS);
-    await command("answer", {
+    const { call, token } = opened;
+    await command("answer", { ...this.streamParameters(call.callId, token), webhook_url: this.urls().events(call.callId) }).catch((error) =>
+      call.leg.end("failed", `Telnyx refused to answer: ${(error as Error).message}`),
+    );
+  }
+
+  /** A bidirectional µ-law stream back to us; client_state names the call and its stream token. */
+  private streamParameters(callId: string, token: string) {
+    return {
       stream_url: this.urls().stream,
       stream_track: "inbound_track",
       stream_bidirectional_mode: "rtp",
       stream_bidirectional_codec: "PCMU",
-      client_state: encodeClientState({ call_id: answered.callId, token }),
-      webhook_url: this.urls().events(answered.callId),
-    }).catch((error) => answered.leg.end("failed", `Telnyx refused to answer: ${(error as Error).message}`));
+      client_state: encodeClientState({ call_id: callId, token }),
+    };
   }
 
   protected streamUrl(): string {
@@ -173,13 +139,13 @@ export class TelnyxCarrier extends CloudCarrier implements Carrier {
     if (id) await this.rest.request("POST", `/calls/${encodeURIComponent(id)}/actions/hangup`, {}).catch(() => {});
   }
 
-  private track(callId: string, controlId: string | null): StreamCall {
+  protected control(call: StreamCall): StreamControl {
     const command = async (action: string, body: Record<string, unknown>) => {
       const id = await call.created;
       if (!id) throw new Error("Telnyx never created the call");
       await this.rest.request("POST", `/calls/${encodeURIComponent(id)}/actions/${action}`, body);
     };
-    const control: StreamControl = {
+    return {
       hangup: () => command("hangup", {}).catch(() => {}),
       transfer: (to) => command("transfer", { to }),
       sendDtmf: async (digits) => {
@@ -187,10 +153,8 @@ export class TelnyxCarrier extends CloudCarrier implements Carrier {
         return true;
       },
     };
-    const call: StreamCall = { callId, connectionId: this.connection.id, leg: new StreamLeg(telnyxCodec, mediaClock, control, this.env.log), sid: controlId, created: Promise.resolve(controlId) };
-    this.calls.add(call);
-    return call;
   }
+
 
 
 

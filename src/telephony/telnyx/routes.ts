@@ -12,7 +12,7 @@ import type { CarrierRouteServices } from "../kind.ts";
 import { mediaSocketHandlers } from "../media-stream/socket.ts";
 import type { StreamCalls } from "../media-stream/live-calls.ts";
 import { TelnyxCarrier, type TelnyxEvent } from "./carrier.ts";
-import { telnyxPublicKey, telnyxSignatureProblem } from "./signature.ts";
+import { telnyxSignatureProblem } from "./signature.ts";
 import { telnyxCodec } from "./stream-codec.ts";
 
 const doc = docsFor("Telephony");
@@ -36,7 +36,7 @@ export function telnyxRoutes(ctx: HttpContext, services: CarrierRouteServices, b
         const found = query.connection ? services.connection(query.connection) : undefined;
         const carrier = found?.carrier;
         const text = body instanceof RawBody ? body.text : "";
-        const problem = carrier instanceof TelnyxCarrier ? telnyxSignatureProblem(telnyxPublicKey(carrier.publicKey), request.headers.get("telnyx-signature-ed25519"), request.headers.get("telnyx-timestamp"), text, Date.now()) : "no Telnyx connection of this instance has that id";
+        const problem = carrier instanceof TelnyxCarrier ? telnyxSignatureProblem(carrier.verifyKey, request.headers.get("telnyx-signature-ed25519"), request.headers.get("telnyx-timestamp"), text, Date.now()) : "no Telnyx connection of this instance has that id";
         if (problem || !(carrier instanceof TelnyxCarrier)) throw new ApiError("forbidden", `not a Telnyx event for this instance: ${problem}`);
         let event: TelnyxEvent;
         try {

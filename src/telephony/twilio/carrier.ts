@@ -1,49 +1,38 @@
 // A Twilio account made live: outbound calls through the REST API with TwiML that opens a Media
 // Stream back to Parley, inbound calls answered from the voice webhook with the same TwiML, status
 // callbacks turned into leg events. The audio itself is the shared StreamLeg.
-import { ApiError } from "../../http/errors.ts";
-import { mediaClock } from "../../voice/media/media-clock.ts";
 import type { CarrierEnv } from "../kind.ts";
 import { CloudCarrier } from "../media-stream/cloud-carrier.ts";
-import { StreamLeg, type StreamControl } from "../media-stream/leg.ts";
+import type { StreamControl, StreamLeg } from "../media-stream/leg.ts";
 import type { Carrier, CarrierConnection, DialRequest, InboundRequest } from "../types.ts";
 import type { StreamCall, StreamCalls } from "../media-stream/live-calls.ts";
 import { TwilioNumbers } from "./numbers.ts";
 import { TwilioError, TwilioRest } from "./rest.ts";
-import { readCredentials, readTwilio, type TwilioSettings } from "./settings.ts";
+import { readCredentials, readTwilio, type TwilioCredentials, type TwilioSettings } from "./settings.ts";
 import type { FormParams } from "./signature.ts";
 import { twilioCodec } from "./stream-codec.ts";
 import { dialTwiml, rejectTwiml, streamTwiml } from "./twiml.ts";
-
-/** How long after the ring time-out a call may still be without its media stream before it is given up. */
-const STREAM_GRACE_MS = 30_000;
-/** An answered inbound call whose stream never opens: Twilio could not reach the stream URL. */
-const INBOUND_STREAM_MS = 20_000;
 
 const one = (value: string | string[] | undefined): string => (Array.isArray(value) ? (value[0] ?? "") : (value ?? ""));
 
 export class TwilioCarrier extends CloudCarrier implements Carrier {
   readonly kind = "twilio";
   readonly numbers: TwilioNumbers;
-  readonly credentials;
+  readonly credentials: TwilioCredentials;
   private readonly settings: TwilioSettings;
   private readonly rest: TwilioRest;
 
   constructor(
-    private readonly connection: CarrierConnection,
-    private readonly calls: StreamCalls,
-    private readonly env: CarrierEnv,
+    connection: CarrierConnection,
+    calls: StreamCalls,
+    env: CarrierEnv,
     private readonly base: string,
   ) {
-    super("Twilio");
+    super("Twilio", connection, calls, env, twilioCodec);
     this.settings = readTwilio(connection.settings);
     this.credentials = readCredentials(connection.credentials);
     this.rest = new TwilioRest(this.settings.apiBaseUrl, this.credentials, env.outbound);
     this.numbers = new TwilioNumbers(this.rest, this.settings.country, this.credentials.accountSid, () => ({ voice: this.urls().voice, status: this.urls().status() }));
-  }
-
-  get connectionId(): string {
-    return this.connection.id;
   }
 
   /** Where Twilio calls back for this connection. */
@@ -59,12 +48,10 @@ export class TwilioCarrier extends CloudCarrier implements Carrier {
   }
 
   dial(request: DialRequest): StreamLeg {
-    const call = this.track(request.callId, null);
     const urls = this.urls();
     const status = urls.status(request.callId);
-    const token = this.calls.streams.expect(request.callId, this.connection.id, call.leg);
-    call.created = this.rest
-      .createCall({
+    return this.placeCall(request.callId, this.settings.ringTimeoutSeconds, async (token) => {
+      const created = await this.rest.createCall({
         To: request.to,
         From: request.from,
         Twiml: streamTwiml(urls.stream, { call_id: request.callId, token }),
@@ -73,47 +60,17 @@ export class TwilioCarrier extends CloudCarrier implements Carrier {
         StatusCallbackEvent: ["initiated", "ringing", "answered", "completed"],
         Timeout: String(this.settings.ringTimeoutSeconds),
         ...(this.settings.machineDetection ? { MachineDetection: "Enable", AsyncAmd: "true", AsyncAmdStatusCallback: status, AsyncAmdStatusCallbackMethod: "POST" } : {}),
-      })
-      .then(
-        (resource) => {
-          this.state = { state: "ready", detail: null };
-          this.calls.identify(call, resource.sid);
-          call.leg.identified(resource.sid);
-          return resource.sid;
-        },
-        (error) => {
-          this.noteRefusal(error);
-          call.leg.end("failed", `Twilio refused the call: ${(error as Error).message}`);
-          return null;
-        },
-      );
-    this.giveUpWithoutStream(call, this.settings.ringTimeoutSeconds * 1000 + STREAM_GRACE_MS);
-    return call.leg;
+      });
+      return created.sid;
+    });
   }
 
   /** The voice webhook: TwiML that connects the call to its agent, or rejects it. */
   answerInbound(params: FormParams): string {
     const sid = one(params.CallSid);
     const request: InboundRequest = { kind: "twilio", connectionId: this.connection.id, to: one(params.To), from: one(params.From) || null, carrierOptions: null };
-    let call: StreamCall | null = null;
-    let token = "";
-    try {
-      this.env.inbound.check(this.connection.workspaceId, request);
-      this.env.inbound.answer(this.connection.workspaceId, request, (callId) => {
-        call = this.track(callId, sid);
-        token = this.calls.streams.expect(callId, this.connection.id, call.leg);
-        return call.leg;
-      });
-    } catch (error) {
-      if (!(error instanceof ApiError) && !call) throw error;
-      this.env.log(`Twilio call ${sid} to ${request.to} refused: ${(error as Error).message}`);
-      (call as StreamCall | null)?.leg.end("failed", (error as Error).message);
-      return rejectTwiml("rejected");
-    }
-    const answered = call as unknown as StreamCall;
-    answered.leg.identified(sid);
-    this.giveUpWithoutStream(answered, INBOUND_STREAM_MS);
-    return streamTwiml(this.urls().stream, { call_id: answered.callId, token });
+    const opened = this.takeInbound(request, sid);
+    return opened ? streamTwiml(this.urls().stream, { call_id: opened.call.callId, token: opened.token }) : rejectTwiml("rejected");
   }
 
   /** A status callback (or the asynchronous answering-machine result) for one of this connection's calls. */
@@ -152,8 +109,8 @@ export class TwilioCarrier extends CloudCarrier implements Carrier {
     }
   }
 
-  private track(callId: string, sid: string | null): StreamCall {
-    const control: StreamControl = {
+  protected control(call: StreamCall): StreamControl {
+    return {
       hangup: (answered) => this.hangupAtTwilio(call, answered),
       transfer: async (to) => {
         const sid = await call.created;
@@ -163,9 +120,6 @@ export class TwilioCarrier extends CloudCarrier implements Carrier {
       // A streaming call has no key command at Twilio: the leg plays the keys as tones.
       sendDtmf: async () => false,
     };
-    const call: StreamCall = { callId, connectionId: this.connection.id, leg: new StreamLeg(twilioCodec, mediaClock, control, this.env.log), sid, created: Promise.resolve(sid) };
-    this.calls.add(call);
-    return call;
   }
 
   protected streamUrl(): string {
@@ -187,6 +141,4 @@ export class TwilioCarrier extends CloudCarrier implements Carrier {
       // Closing the stream already ended a <Connect>ed call: Twilio says it is not in progress.
     }
   }
-
-
 }
