@@ -18,7 +18,9 @@ export type LegEvent =
   /** The carrier's own id for the call (Twilio CallSid, Telnyx call_control_id), for support and logs. */
   | { type: "carrier_call"; id: string }
   /** The carrier's answering-machine detection spoke (Twilio AnsweredBy, Telnyx machine detection). */
-  | { type: "answered_by"; verdict: "human" | "machine" };
+  | { type: "answered_by"; verdict: "human" | "machine" }
+  /** How the media went, as the leg measured it (RTP counters, the far end's RTCP reports), said once as the call ends. */
+  | { type: "media_report"; report: Record<string, unknown> };
 
 export interface CallLeg {
   readonly format: MediaFormat;

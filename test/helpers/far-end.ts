@@ -1,12 +1,17 @@
 // What the far end of a carrier's media stream does in the local carrier servers: plays the agent's
 // audio at 20 ms a frame, hands marks back once the audio before them has played (at once on
-// `clear`), and measures how loud what it heard was.
-import { decodeG711 } from "../../src/voice/media/g711.ts";
+// `clear`), measures how loud what it heard was and which keys it heard as tones; and the speech it says.
+import { DtmfDetector } from "../../src/voice/media/dtmf.ts";
+import { concatPcm } from "../../src/voice/media/frames.ts";
+import { decodeG711, encodeMulaw } from "../../src/voice/media/g711.ts";
+import { builtinTts } from "../../src/voice/speech/builtin/index.ts";
 
 export class FarEndPlayout {
   readonly played: Uint8Array[] = [];
   readonly marksEchoed: string[] = [];
   clears = 0;
+  /** Called the moment a frame of agent audio arrives, before it is queued (the latency benchmark's probe). */
+  onArrival: ((payload: Uint8Array) => void) | null = null;
   private queue: ({ audio: Uint8Array } | { mark: string })[] = [];
   private timer: ReturnType<typeof setInterval> | null = null;
 
@@ -23,6 +28,7 @@ export class FarEndPlayout {
   }
 
   audio(payload: Uint8Array): void {
+    this.onArrival?.(payload);
     this.queue.push({ audio: payload });
   }
 
@@ -67,6 +73,19 @@ export function loudest(audio: Uint8Array): number {
     best = Math.max(best, Math.sqrt(sum / 1600));
   }
   return best;
+}
+
+/** Keys heard as in-band DTMF tones in µ-law audio. */
+export function tonesIn(audio: Uint8Array): string {
+  const detector = new DtmfDetector({ sampleRate: 8000 });
+  return detector.push(decodeG711("mulaw", audio)).map((event) => event.digit).join("");
+}
+
+/** `text` spoken by the built-in voice as µ-law 8 kHz, with two seconds of silence after it (a person waiting). */
+export async function spokenMulaw(text: string): Promise<Uint8Array> {
+  const chunks: Int16Array[] = [];
+  for await (const chunk of builtinTts().synthesize(text, { voice: "slt", speed: 1, sampleRate: 8000 })) chunks.push(chunk);
+  return encodeMulaw(concatPcm([concatPcm(chunks), new Int16Array(8000 * 2)]));
 }
 
 export async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {

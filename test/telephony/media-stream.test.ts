@@ -1,8 +1,8 @@
 // The pieces of the WebSocket media leg on their own: Twilio's signature as its library computes
-// it, the Twilio frame codec, and the playout that turns bursts into an even 20 ms pace.
+// it, the Twilio frame codec, and the cutter that turns chunks of any size into 20 ms frames.
 import { describe, expect, test } from "bun:test";
 import twilio from "twilio";
-import { FramePlayout } from "../../src/telephony/media-stream/playout.ts";
+import { FrameCutter } from "../../src/telephony/media-stream/frame-cutter.ts";
 import { twilioSignature, verifyTwilio } from "../../src/telephony/twilio/signature.ts";
 import { twilioCodec } from "../../src/telephony/twilio/stream-codec.ts";
 import { dialTwiml, streamTwiml } from "../../src/telephony/twilio/twiml.ts";
@@ -52,21 +52,16 @@ describe("the Twilio frame codec", () => {
   });
 });
 
-describe("frame playout", () => {
-  test("cuts odd-sized chunks into frames, pre-buffers, counts underruns and drops a stale backlog", () => {
-    const playout = new FramePlayout(160, 2, 5);
-    playout.push(new Uint8Array(100).fill(1));
-    expect(playout.pull()).toBeNull();
-    playout.push(new Uint8Array(300).fill(2)); // 400 bytes: two frames and 80 left over
-    const first = playout.pull()!;
+describe("frame cutter", () => {
+  test("hands on whole frames as soon as they are complete, keeping the odd bytes for the next chunk", () => {
+    const cutter = new FrameCutter(160);
+    expect(cutter.cut(new Uint8Array(100).fill(1))).toEqual([]);
+    const [first, second, ...rest] = cutter.cut(new Uint8Array(300).fill(2)); // 400 bytes: two frames and 80 left over
+    expect(rest).toEqual([]);
     expect(first.length).toBe(160);
-    expect(first[99]).toBe(1);
-    expect(first[100]).toBe(2);
-    expect(playout.pull()).not.toBeNull();
-    expect(playout.pull()).toBeNull();
-    expect(playout.stats.underruns).toBe(1);
-    playout.push(new Uint8Array(160 * 10));
-    expect(playout.stats.dropped).toBe(5);
-    expect(playout.buffered).toBe(5);
+    expect([first[0], first[99], first[100], second[0]]).toEqual([1, 1, 2, 2]);
+    const [third] = cutter.cut(new Uint8Array(80).fill(3));
+    expect([third.length, third[0], third[79], third[80]]).toEqual([160, 2, 2, 3]);
+    expect(cutter.cut(new Uint8Array(160 * 10)).length).toBe(10);
   });
 });

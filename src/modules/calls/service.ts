@@ -227,7 +227,7 @@ export function requireLive(ctx: AppContext, workspaceId: string, id: string) {
 }
 
 /** Timeline entries that say nothing of what was said, pressed or learned: they survive an erase. */
-const KEPT_ON_ERASE = ["status", "engines", "latency", "amd", "voicemail", "transfer", "error", "carrier", "extracted", "erased"];
+const KEPT_ON_ERASE = ["status", "engines", "latency", "amd", "voicemail", "transfer", "error", "carrier", "media", "extracted", "erased"];
 
 /**
  * Erases what the caller said and what was learned (recording, transcript, extracted data,

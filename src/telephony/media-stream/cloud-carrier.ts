@@ -3,7 +3,6 @@
 // outcome of the API request that places a call; a watchdog for a stream that never opens; and they
 // reach real phones (no simulation settings, no scripted recognition).
 import { ApiError } from "../../http/errors.ts";
-import { mediaClock } from "../../voice/media/media-clock.ts";
 import type { CarrierEnv } from "../kind.ts";
 import type { CarrierConnection, CarrierStatus, InboundRequest } from "../types.ts";
 import type { StreamCodec } from "./codec.ts";
@@ -63,7 +62,7 @@ export abstract class CloudCarrier {
   /** A call's leg, entered in the live-call table, with the single-use token its stream must present. */
   protected openCall(callId: string, carrierCallId: string | null): OpenedCall {
     const call = { callId, connectionId: this.connection.id, sid: carrierCallId, created: Promise.resolve(carrierCallId) } as StreamCall;
-    call.leg = new StreamLeg(this.codec, mediaClock, this.control(call), this.env.log);
+    call.leg = new StreamLeg(this.codec, this.control(call), this.env.log);
     this.calls.add(call);
     return { call, token: this.calls.streams.expect(callId, this.connection.id, call.leg) };
   }

@@ -1,13 +1,12 @@
 // A call whose audio rides a carrier's WebSocket (Twilio Media Streams, Telnyx media streaming): one
 // leg for both, the differences in a StreamCodec (the JSON) and a StreamControl (the REST commands).
-// Jitter, `clear` on barge-in, marks and keys are handled here once.
+// Framing, `clear` on barge-in, marks and keys are handled here once.
 import { generateDtmf } from "../../voice/media/dtmf.ts";
 import { decodeG711, encodeG711, encodeMulaw } from "../../voice/media/g711.ts";
-import type { MediaClock } from "../../voice/media/media-clock.ts";
 import { LegListeners } from "../leg-listeners.ts";
 import type { CallLeg, LegEndReason, LegEvent, MediaFormat } from "../types.ts";
 import type { StreamCodec, StreamMessage, StreamSocket } from "./codec.ts";
-import { FramePlayout } from "./playout.ts";
+import { FrameCutter } from "./frame-cutter.ts";
 
 /** What the carrier's REST API does for the call; the leg calls it, the carrier implements it. */
 export interface StreamControl {
@@ -21,6 +20,8 @@ const FRAME_BYTES = 160;
 /** How long a hang-up waits for the carrier to play what it was already sent. */
 const DRAIN_MS = 2_000;
 const DRAIN_MARK = "parley-drain";
+/** A pause in the carrier's media longer than this is a stall (its link or TCP held the audio back). */
+const STALL_MS = 200;
 
 export class StreamLeg extends LegListeners implements CallLeg {
   /** The conversation loop always hears and speaks µ-law 8 kHz; a PCMA stream is transcoded. */
@@ -28,8 +29,9 @@ export class StreamLeg extends LegListeners implements CallLeg {
   private socket: StreamSocket | null = null;
   private streamId = "";
   private wire: "pcmu" | "pcma" = "pcmu";
-  private readonly playout = new FramePlayout(FRAME_BYTES);
-  private unsubscribe: (() => void) | null = null;
+  private readonly cutter = new FrameCutter(FRAME_BYTES);
+  private lastMediaAt = 0;
+  private stalls = 0;
   /** The mark sent after the last frame on hang-up, and what to do when it comes back. */
   private drainMark: string | null = null;
   private drained: (() => void) | null = null;
@@ -44,7 +46,6 @@ export class StreamLeg extends LegListeners implements CallLeg {
 
   constructor(
     private readonly codec: StreamCodec,
-    private readonly clock: MediaClock,
     private readonly control: StreamControl,
     private readonly log: (message: string) => void,
   ) {
@@ -79,7 +80,6 @@ export class StreamLeg extends LegListeners implements CallLeg {
     this.socket = socket;
     this.streamId = start.streamId;
     this.wire = start.encoding === "pcma" ? "pcma" : "pcmu";
-    this.unsubscribe = this.clock.subscribe(() => this.tick());
     this.identified(start.carrierCallId);
     this.answered = true;
     this.emit({ type: "answered" });
@@ -92,7 +92,7 @@ export class StreamLeg extends LegListeners implements CallLeg {
     if (this.ended) return;
     switch (message.type) {
       case "media":
-        this.playout.push(this.wire === "pcmu" ? message.payload : encodeMulaw(decodeG711("alaw", message.payload)));
+        this.media(message.payload);
         return;
       case "dtmf":
         this.deliverDigit(message.digit);
@@ -121,8 +121,6 @@ export class StreamLeg extends LegListeners implements CallLeg {
   end(reason: LegEndReason, detail?: string): void {
     if (this.ended) return;
     this.ended = true;
-    this.unsubscribe?.();
-    this.unsubscribe = null;
     this.emit({ type: "ended", reason, detail });
     this.reportTrouble();
     const socket = this.socket;
@@ -189,9 +187,12 @@ export class StreamLeg extends LegListeners implements CallLeg {
 
   // ------------------------------------------------------------------ inside
 
-  private tick(): void {
-    const frame = this.playout.pull();
-    if (frame) this.deliverAudio(frame);
+  /** The caller's audio, handed on frame by frame as it arrives. */
+  private media(payload: Uint8Array): void {
+    const now = performance.now();
+    if (this.lastMediaAt && now - this.lastMediaAt > STALL_MS) this.stalls++;
+    this.lastMediaAt = now;
+    for (const frame of this.cutter.cut(payload)) this.deliverAudio(this.wire === "pcmu" ? frame : encodeMulaw(decodeG711("alaw", frame)));
   }
 
   /** A mark after the last frame sent: it comes back once the carrier has played up to it. */
@@ -227,10 +228,9 @@ export class StreamLeg extends LegListeners implements CallLeg {
     }
   }
 
-  /** A stream that stalled, burst or sent junk says so once, when the call ends (the operator's clue to a bad link). */
+  /** A stream that stalled or sent junk says so once, when the call ends (the operator's clue to a bad link). */
   private reportTrouble(): void {
-    const { underruns, dropped } = this.playout.stats;
-    if (underruns || dropped || this.malformed) this.log(`media stream ${this.streamId}: ${underruns} underruns, ${dropped} frames dropped from a late burst, ${this.malformed} frames that were not the carrier's JSON`);
+    if (this.stalls || this.malformed) this.log(`media stream ${this.streamId}: ${this.stalls} stalls over ${STALL_MS} ms, ${this.malformed} frames that were not the carrier's JSON`);
   }
 
   private send(text: string): void {

@@ -1,5 +1,8 @@
-// A small jitter buffer for 20 ms frames: packets are put back in order, duplicates and packets too
-// late to play are dropped, and a frame that never came is reported as lost (the caller fills it).
+// Puts a call's 20 ms RTP frames back in order without delaying them: the listener is a recogniser,
+// not a loudspeaker, so a frame that arrives in order is handed on at once (no pre-buffer, no added
+// latency). Only a gap holds the frames after it, until the missing one comes or the gap has waited
+// `maxWaitTicks` media-clock ticks; then the missing frames are reported lost (the caller fills them)
+// and playing goes on. Duplicates and packets too late to use are dropped.
 
 /** Sequence numbers compared across the 16-bit wrap (RFC 3550 appendix A.1). */
 export const seqAfter = (a: number, b: number) => ((a - b) & 0xffff) !== 0 && ((a - b) & 0xffff) < 0x8000;
@@ -7,67 +10,82 @@ export const seqAfter = (a: number, b: number) => ((a - b) & 0xffff) !== 0 && ((
 export interface JitterStats {
   received: number;
   played: number;
-  /** Frames that were due and had not come (filled with silence). */
+  /** Frames that never came in time (reported as null, filled with silence). */
   lost: number;
-  /** Packets that came after their frame had been played, or twice. */
+  /** Packets that came after their frame had been given up, or after it was played. */
   late: number;
   duplicate: number;
 }
 
+/** A frame in order, or null for one that was lost. */
+export type FrameSink = (frame: Uint8Array | null) => void;
+
 export class JitterBuffer {
-  private readonly slots = new Map<number, Uint8Array>();
+  private readonly held = new Map<number, Uint8Array>();
   private next: number | null = null;
-  private started = false;
+  /** Ticks the current gap has waited. */
+  private waited = 0;
   readonly stats: JitterStats = { received: 0, played: 0, lost: 0, late: 0, duplicate: 0 };
 
-  /** `depth`: frames held back before playing (2 = 40 ms), the reordering this buffer absorbs. */
-  constructor(private readonly depth = 2, private readonly capacity = 50) {}
+  constructor(
+    private readonly sink: FrameSink,
+    /** How long a gap waits for its packet, in 20 ms ticks: 2 absorbs reordering of up to 20–40 ms. */
+    private readonly maxWaitTicks = 2,
+    /** Frames held at most; more means the far end jumped (a restart), and the buffer follows it. */
+    private readonly capacity = 50,
+  ) {}
 
   push(sequence: number, frame: Uint8Array): void {
     this.stats.received++;
-    // Before playing starts, an earlier packet arriving second still opens the stream.
-    if (!this.started && this.next !== null && seqAfter(this.next, sequence)) this.next = sequence;
-    if (this.next !== null && !seqAfter(sequence, this.next) && sequence !== this.next) {
+    if (this.next === null) this.next = sequence;
+    if (sequence === this.next) {
+      this.play(frame);
+      this.flush();
+      return;
+    }
+    if (!seqAfter(sequence, this.next)) {
       this.stats.late++;
       return;
     }
-    if (this.slots.has(sequence)) {
+    if (this.held.has(sequence)) {
       this.stats.duplicate++;
       return;
     }
-    this.slots.set(sequence, frame);
-    this.next ??= sequence;
-    // A far end that jumped ahead (a restart, a long gap): follow it rather than wait forever.
-    if (this.slots.size > this.capacity) this.resync();
+    this.held.set(sequence, frame);
+    if (this.held.size > this.capacity) this.giveUpGap();
   }
 
-  /**
-   * The next frame, called once per 20 ms tick: the frame, null when it is lost (the caller plays
-   * silence), or undefined while the buffer is still filling (nothing to play yet).
-   */
-  pop(): Uint8Array | null | undefined {
-    if (this.next === null) return undefined;
-    // Playing starts once `depth` frames are in, so early reordering is absorbed too.
-    if (!this.started) {
-      if (this.slots.size < this.depth) return undefined;
-      this.started = true;
-    }
-    const frame = this.slots.get(this.next);
-    if (frame === undefined && this.slots.size < this.depth) return undefined;
-    this.slots.delete(this.next);
-    this.next = (this.next + 1) & 0xffff;
-    if (frame === undefined) {
-      this.stats.lost++;
-      return null;
-    }
+  /** Called once per 20 ms tick: a gap that has waited long enough is given up. */
+  tick(): void {
+    if (this.held.size === 0) return;
+    if (++this.waited >= this.maxWaitTicks) this.giveUpGap();
+  }
+
+  private play(frame: Uint8Array): void {
     this.stats.played++;
-    return frame;
+    this.next = (this.next! + 1) & 0xffff;
+    this.sink(frame);
   }
 
-  /** Drops the oldest frames down to capacity and plays on from the oldest one left. */
-  private resync(): void {
-    const ordered = [...this.slots.keys()].sort((a, b) => (seqAfter(a, b) ? 1 : seqAfter(b, a) ? -1 : 0));
-    for (const sequence of ordered.slice(0, ordered.length - this.capacity)) this.slots.delete(sequence);
-    this.next = ordered[Math.max(0, ordered.length - this.capacity)];
+  /** Plays on while the held frames follow in order; a gap left open restarts its wait. */
+  private flush(): void {
+    for (let frame = this.held.get(this.next!); frame; frame = this.held.get(this.next!)) {
+      this.held.delete(this.next!);
+      this.play(frame);
+    }
+    this.waited = 0;
+  }
+
+  /** The missing frames before the oldest held one are lost; a gap wider than capacity is a jump, followed without filling. */
+  private giveUpGap(): void {
+    let oldest: number | null = null;
+    for (const sequence of this.held.keys()) if (oldest === null || seqAfter(oldest, sequence)) oldest = sequence;
+    const missing = (oldest! - this.next!) & 0xffff;
+    if (missing <= this.capacity) {
+      for (let i = 0; i < missing; i++) this.sink(null);
+      this.stats.lost += missing;
+    }
+    this.next = oldest;
+    this.flush();
   }
 }

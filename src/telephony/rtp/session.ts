@@ -1,8 +1,10 @@
 // One call's RTP stream over UDP: 20 ms G.711 frames out with running sequence and timestamp, frames
-// in through a jitter buffer played on the media clock, RFC 4733 keys both ways, and symmetric RTP
+// in through a jitter buffer that hands them on as they arrive, RFC 4733 keys both ways, RTCP reports
+// on the port above (rtcp-channel.ts), and symmetric RTP
 // (the far end behind NAT is answered where its packets really come from).
 import type { MediaClock } from "../../voice/media/media-clock.ts";
 import { JitterBuffer, type JitterStats } from "./jitter-buffer.ts";
+import { RtcpChannel, type RtcpStats } from "./rtcp-channel.ts";
 import { parseRtp, parseTelephoneEvent, serializeRtp, telephoneEventPayload } from "./packet.ts";
 
 const SAMPLES_PER_FRAME = 160;
@@ -27,33 +29,47 @@ export interface RtpSessionStats extends JitterStats {
   sent: number;
   /** Datagrams dropped because they came from somewhere other than the far end, or were not RTP. */
   foreign: number;
+  rtcp: RtcpStats;
 }
 
 type UdpSocket = Bun.udp.Socket<"buffer">;
 
-/** Binds the first free even port of the range (RTP convention; RTCP, when used, is the odd one above). */
-async function bindEven(host: string, range: { min: number; max: number }, onData: (data: Uint8Array, port: number, address: string) => void): Promise<UdpSocket> {
-  const span = Math.floor((range.max - range.min) / 2) + 1;
+type OnDatagram = (data: Uint8Array, port: number, address: string) => void;
+
+async function bindOne(host: string, port: number, onData: OnDatagram): Promise<UdpSocket | null> {
+  try {
+    return await Bun.udpSocket({
+      hostname: host,
+      port,
+      // ICMP "port unreachable" from a far end that went away comes back as an error: the call's signalling deals with that.
+      socket: { data: (_socket, data, fromPort, address) => onData(data, fromPort, address), error: () => {} },
+    });
+  } catch {
+    return null; // taken
+  }
+}
+
+/** Binds the first free even port of the range for RTP and the odd one above it for RTCP (RFC 3550 §11). */
+async function bindPair(host: string, range: { min: number; max: number }, onRtp: OnDatagram, onRtcp: OnDatagram): Promise<{ rtp: UdpSocket; rtcp: UdpSocket }> {
+  // Pairs lie wholly inside the range: the RTCP port is at most range.max.
+  const span = Math.floor((range.max - range.min - 1) / 2) + 1;
   const start = Math.floor(Math.random() * span);
   for (let i = 0; i < span; i++) {
     const port = range.min + 2 * ((start + i) % span);
-    try {
-      return await Bun.udpSocket({
-        hostname: host,
-        port,
-        // ICMP "port unreachable" from a far end that went away comes back as an error: the call's signalling deals with that.
-        socket: { data: (_socket, data, fromPort, address) => onData(data, fromPort, address), error: () => {} },
-      });
-    } catch {
-      // taken: try the next one
-    }
+    const rtp = await bindOne(host, port, onRtp);
+    if (!rtp) continue;
+    const rtcp = await bindOne(host, port + 1, onRtcp);
+    if (rtcp) return { rtp, rtcp };
+    rtp.close();
   }
-  throw new Error(`no free RTP port between ${range.min} and ${range.max}`);
+  throw new Error(`no free pair of RTP/RTCP ports between ${range.min} and ${range.max}`);
 }
 
 export class RtpSession {
   private settings: RtpStreamSettings | null = null;
-  private readonly jitter = new JitterBuffer(2);
+  private readonly jitter = new JitterBuffer((frame) => {
+    if (this.settings) this.frameHandler?.(frame ?? new Uint8Array(SAMPLES_PER_FRAME).fill(this.settings.silence));
+  });
   private readonly ssrc = (Math.random() * 0xffffffff) >>> 0;
   private sequence = Math.floor(Math.random() * 0xffff);
   private timestamp = (Math.random() * 0xffffffff) >>> 0;
@@ -68,16 +84,27 @@ export class RtpSession {
   private sentSinceTick = 0;
   private keepStreaming = true;
   private closed = false;
+  private readonly rtcp: RtcpChannel;
 
   private constructor(
     private readonly socket: UdpSocket,
+    rtcpSocket: UdpSocket,
     private readonly clock: MediaClock,
-  ) {}
+    rtcpReportTicks?: number,
+  ) {
+    this.rtcp = new RtcpChannel(rtcpSocket, this.ssrc, () => this.timestamp, rtcpReportTicks);
+  }
 
-  static async open(clock: MediaClock, host: string, range: { min: number; max: number }): Promise<RtpSession> {
+  /** `rtcpReportTicks`: 20 ms ticks between RTCP reports on average (5 s unless a test says otherwise). */
+  static async open(clock: MediaClock, host: string, range: { min: number; max: number }, rtcpReportTicks?: number): Promise<RtpSession> {
     let session: RtpSession | null = null;
-    const socket = await bindEven(host, range, (data, port, address) => session?.receive(data, port, address));
-    session = new RtpSession(socket, clock);
+    const sockets = await bindPair(
+      host,
+      range,
+      (data, port, address) => session?.receive(data, port, address),
+      (data, port, address) => session?.receiveRtcp(data, port, address),
+    );
+    session = new RtpSession(sockets.rtp, sockets.rtcp, clock, rtcpReportTicks);
     return session;
   }
 
@@ -86,7 +113,7 @@ export class RtpSession {
   }
 
   get stats(): RtpSessionStats {
-    return { ...this.jitter.stats, sent: this.sent, foreign: this.foreign };
+    return { ...this.jitter.stats, sent: this.sent, foreign: this.foreign, rtcp: { ...this.rtcp.stats } };
   }
 
   /** Where and how to send (from the SDP); until then nothing is sent and nothing is played. */
@@ -94,10 +121,11 @@ export class RtpSession {
     const moved = this.settings && (this.settings.remote.address !== settings.remote.address || this.settings.remote.port !== settings.remote.port);
     this.settings = settings;
     if (moved) this.latched = false;
-    this.unsubscribe ??= this.clock.subscribe(() => this.play());
+    this.rtcp.aim(settings.remote);
+    this.unsubscribe ??= this.clock.subscribe(() => this.tick());
   }
 
-  /** The caller's frames, one per 20 ms tick from the first packet on (silence fills losses). */
+  /** The caller's frames in order, as they arrive (silence fills losses). */
   onFrame(handler: (frame: Uint8Array) => void): void {
     this.frameHandler = handler;
   }
@@ -139,6 +167,7 @@ export class RtpSession {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe?.();
+    this.rtcp.close();
     this.socket.close();
   }
 
@@ -147,6 +176,7 @@ export class RtpSession {
     this.sequence = (this.sequence + 1) & 0xffff;
     this.socket.send(serializeRtp({ ...packet, sequence: this.sequence, timestamp, ssrc: this.ssrc }), remote.port, remote.address);
     this.sent++;
+    this.rtcp.rtpSent(packet.payload.length);
   }
 
   private receive(data: Uint8Array, port: number, address: string): void {
@@ -154,7 +184,8 @@ export class RtpSession {
     if (!settings || this.closed) return;
     const packet = parseRtp(data);
     if (!packet) {
-      this.foreign++;
+      // RTCP muxed onto the RTP port (RFC 5761) is read; anything else is noise.
+      if (!this.rtcp.receive(data, port, address)) this.foreign++;
       return;
     }
     const fromRemote = address === settings.remote.address && port === settings.remote.port;
@@ -165,6 +196,7 @@ export class RtpSession {
         return;
       }
       settings.remote = { address, port };
+      this.rtcp.aim(settings.remote);
     }
     this.latched = true;
     if (packet.payloadType === settings.dtmfPayloadType) {
@@ -180,17 +212,21 @@ export class RtpSession {
       this.foreign++;
       return;
     }
+    this.rtcp.rtpReceived(packet.ssrc, packet.sequence, packet.timestamp);
     this.jitter.push(packet.sequence, packet.payload.slice());
   }
 
-  private play(): void {
+  private receiveRtcp(data: Uint8Array, port: number, address: string): void {
+    if (this.settings && !this.closed && !this.rtcp.receive(data, port, address)) this.foreign++;
+  }
+
+  private tick(): void {
     if (this.settings && !this.closed && this.keepStreaming && this.sentSinceTick === 0) {
       this.transmit({ payloadType: this.settings.payloadType, marker: false, payload: new Uint8Array(SAMPLES_PER_FRAME).fill(this.settings.silence) });
       this.timestamp = (this.timestamp + SAMPLES_PER_FRAME) >>> 0;
     }
     this.sentSinceTick = 0;
-    const frame = this.jitter.pop();
-    if (frame === undefined || !this.settings) return;
-    this.frameHandler?.(frame ?? new Uint8Array(SAMPLES_PER_FRAME).fill(this.settings.silence));
+    this.jitter.tick();
+    if (!this.closed) this.rtcp.tick();
   }
 }

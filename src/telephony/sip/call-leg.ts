@@ -99,6 +99,24 @@ export class SipCallLeg extends LegListeners implements CallLeg {
     return this.rtp?.stats ?? null;
   }
 
+  /** The call's media in numbers, once, as it ends (the operator's first look at a bad line). */
+  private reportMedia(): void {
+    const stats = this.rtp?.stats;
+    if (!stats || this.ended || stats.received + stats.sent === 0) return;
+    const far = stats.rtcp.farEnd;
+    this.emit({
+      type: "media_report",
+      report: {
+        rtp: { sent: stats.sent, received: stats.received, lost: stats.lost, late: stats.late, duplicate: stats.duplicate, foreign: stats.foreign },
+        rtcp: {
+          sent: stats.rtcp.sent,
+          received: stats.rtcp.received,
+          far_end: far && { fraction_lost: far.fractionLost, cumulative_lost: far.cumulativeLost, jitter_ms: far.jitterMs, round_trip_ms: far.roundTripMs },
+        },
+      },
+    });
+  }
+
   // ------------------------------------------------------------------ inside the dialog
 
   /** A request inside this call's dialog. */
@@ -156,6 +174,7 @@ export class SipCallLeg extends LegListeners implements CallLeg {
 
   /** Media and dialog let go; handlers dropped so the ended call session can be collected. */
   protected stop(_reason: LegEndReason): void {
+    this.reportMedia();
     this.ended = true;
     if (this.unacknowledged) clearTimeout(this.unacknowledged.timer);
     this.unacknowledged = null;

@@ -79,7 +79,7 @@ export function readSip(s: Record<string, unknown>, credentials: Record<string, 
   if (s.public_address !== undefined && (typeof s.public_address !== "string" || !HOST.test(s.public_address))) throw invalid("settings.public_address", "must be the IP address the trunk reaches this server at");
   const min = port(s.rtp_port_min, "rtp_port_min", 10000, 1024);
   const max = port(s.rtp_port_max, "rtp_port_max", 20000, 1024);
-  if (max - min < 2) throw invalid("settings.rtp_port_max", "must be at least 2 above rtp_port_min (each call takes an even port)");
+  if (max - min < 2) throw invalid("settings.rtp_port_max", "must be at least 2 above rtp_port_min (each call takes an even port for RTP and the odd one above it for RTCP)");
   const codecs = s.codecs ?? ["pcmu", "pcma"];
   if (!Array.isArray(codecs) || !codecs.length || codecs.some((c) => c !== "pcmu" && c !== "pcma") || new Set(codecs).size !== codecs.length) {
     throw invalid("settings.codecs", 'must list pcmu and/or pcma, in order of preference (["pcmu","pcma"])');

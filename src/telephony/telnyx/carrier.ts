@@ -154,9 +154,4 @@ export class TelnyxCarrier extends CloudCarrier implements Carrier {
       },
     };
   }
-
-
-
-
-
 }

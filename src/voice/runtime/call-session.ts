@@ -161,6 +161,7 @@ export class CallSession implements LiveCall {
       else if (event.type === "ended") this.onLegEnded(event.reason, event.detail);
       else if (event.type === "carrier_call") this.journal.note("carrier", { carrier_call_id: event.id });
       else if (event.type === "answered_by") this.onCarrierVerdict(event.verdict);
+      else if (event.type === "media_report") this.journal.note("media", event.report);
     });
     this.leg.onAudio((frame) => this.onCallerFrame(frame));
     this.leg.onDtmf((digit) => this.onDigit(digit, "out-of-band"));
