@@ -8,6 +8,7 @@ import { decodeWav, encodeWav } from "../../src/voice/media/wav-format.ts";
 import { builtinTts } from "../../src/voice/speech/builtin/index.ts";
 import { waitForCall } from "../helpers/call-api.ts";
 import { Baresip, baresipAvailable, freePort } from "../helpers/baresip.ts";
+import { keyPresserAgent } from "../helpers/key-presser.ts";
 import { serverWithUser } from "../helpers/fixtures.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";
 
@@ -148,6 +149,34 @@ describe.skipIf(!baresipAvailable)("a SIP trunk to baresip", () => {
     const events = (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data;
     expect(events.filter((e: any) => e.type === "status").map((e: any) => e.data.status)).toEqual(["queued", "ringing", "in_progress", "completed"]);
     expect(await heardRms(phone, greeting.start_ms + 100, greeting.end_ms - 100)).toBeGreaterThan(300);
+  }, CALL_TIMEOUT);
+
+  test("keys the agent presses reach baresip as RFC 4733 events; the call's media report carries both sides' RTCP", async () => {
+    // A language-model agent that presses 1 once the callee has said something (the send_dtmf tool).
+    const presser = await keyPresserAgent(s.server.api, s.user.token, "1");
+    try {
+      const phone = await peer({ answer: "auto", user: CALLEE, audioIn: questionWav });
+      await trunkTo(phone);
+      const callId = (await post("/v1/calls/outbound", { agent_id: presser.agentId, to: CALLEE, from: NUMBER })).id;
+      const key = await phone.waitFor("CALL_DTMF_START", 40_000);
+      expect(key.param).toBe("1");
+      // Long enough for baresip's first RTCP report (every 5 s), then the agent hangs up.
+      await Bun.sleep(6_000);
+      expect((await s.server.api.post(`/v1/calls/${callId}/hangup`, undefined, opts())).status).toBe(202);
+      await waitForCall(s.server.api, s.user.token, callId);
+      const events = (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data;
+      expect(events.find((e: any) => e.type === "tool_call")?.data).toMatchObject({ name: "send_dtmf", ok: true });
+      const media = events.find((e: any) => e.type === "media")?.data;
+      expect(media.rtp.sent).toBeGreaterThan(250);
+      expect(media.rtp.received).toBeGreaterThan(250);
+      expect(media.rtp.lost).toBe(0);
+      expect(media.rtcp.sent).toBeGreaterThan(0);
+      expect(media.rtcp.received).toBeGreaterThan(0);
+      // baresip's receiver report on our stream: nothing lost over loopback.
+      expect(media.rtcp.far_end).toMatchObject({ cumulative_lost: 0 });
+    } finally {
+      presser.stop();
+    }
   }, CALL_TIMEOUT);
 
   test("a blind transfer is a REFER baresip follows; the call ends transferred", async () => {

@@ -2,8 +2,9 @@
 // events and media streaming (test/helpers/telnyx-server.ts): whole calls with real audio.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { waitForCall } from "../helpers/call-api.ts";
-import { loudest, waitUntil } from "../helpers/far-end.ts";
+import { loudest, spokenMulaw, waitUntil } from "../helpers/far-end.ts";
 import { serverWithUser } from "../helpers/fixtures.ts";
+import { keyPresserAgent } from "../helpers/key-presser.ts";
 import { FakeTelnyx } from "../helpers/telnyx-server.ts";
 
 const s = serverWithUser("telnyx");
@@ -22,8 +23,6 @@ async function post(path: string, body?: unknown) {
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${res.text}`);
   return res.body;
 }
-
-
 
 const events = async (callId: string) => (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data as any[];
 
@@ -108,6 +107,24 @@ describe("a Telnyx connection", () => {
     const refused = await fake.incoming(CUSTOMER, spare.number);
     await waitUntil(() => refused.actions.some((a) => a.action === "reject"), "the reject");
     expect((await s.server.api.get("/v1/calls?direction=inbound", opts())).body.data.filter((c: any) => c.to === spare.number)).toEqual([]);
+  }, CALL_TIMEOUT);
+
+  test("keys the agent presses go as actions/send_dtmf", async () => {
+    const presser = await keyPresserAgent(s.server.api, s.user.token, "1#");
+    try {
+      fake.callee = "answer";
+      const next = fake.nextCall();
+      const callId = (await post("/v1/calls/outbound", { agent_id: presser.agentId, to: CUSTOMER, from: agentNumber })).id;
+      const call = await next;
+      await waitForCall(s.server.api, s.user.token, callId, (c) => (c.transcript ?? []).some((t: any) => t.role === "agent" && t.end_ms), 20_000);
+      await call.speak(await spokenMulaw("Press one and then hash."));
+      await waitUntil(() => call.actions.some((a) => a.action === "send_dtmf"), "actions/send_dtmf", 30_000);
+      expect(call.actions.find((a) => a.action === "send_dtmf")!.body).toMatchObject({ digits: "1#" });
+      await call.hangUp();
+      await waitForCall(s.server.api, s.user.token, callId);
+    } finally {
+      presser.stop();
+    }
   }, CALL_TIMEOUT);
 
   test("transfers, busy and no answer go through Call Control", async () => {

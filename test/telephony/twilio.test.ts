@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import twilio from "twilio";
 import { concatPcm } from "../../src/voice/media/frames.ts";
 import { encodeMulaw } from "../../src/voice/media/g711.ts";
-import { builtinTts } from "../../src/voice/speech/builtin/index.ts";
+import { generateTone } from "../../src/voice/media/tones.ts";
 import { waitForCall } from "../helpers/call-api.ts";
-import { loudest, waitUntil } from "../helpers/far-end.ts";
+import { loudest, spokenMulaw, tonesIn, waitUntil } from "../helpers/far-end.ts";
 import { serverWithUser } from "../helpers/fixtures.ts";
+import { keyPresserAgent } from "../helpers/key-presser.ts";
 import { FakeTwilio } from "../helpers/twilio-server.ts";
 
 const s = serverWithUser("twilio");
@@ -28,20 +29,13 @@ async function post(path: string, body?: unknown) {
   return res.body;
 }
 
-async function speech(text: string): Promise<Uint8Array> {
-  const chunks: Int16Array[] = [];
-  for await (const chunk of builtinTts().synthesize(text, { voice: "slt", speed: 1, sampleRate: 8000 })) chunks.push(chunk);
-  return encodeMulaw(concatPcm([concatPcm(chunks), new Int16Array(8000 * 2)]));
-}
-
-
 
 const events = async (callId: string) => (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data as any[];
 const statusesOf = async (callId: string) => (await events(callId)).filter((e) => e.type === "status").map((e) => e.data.status);
 
 beforeAll(async () => {
   fake = new FakeTwilio().start();
-  question = await speech("What are your opening hours?");
+  question = await spokenMulaw("What are your opening hours?");
   agentId = (await post("/v1/agents", { name: "Reception", first_message: GREETING })).id;
   const connection = await post("/v1/telephony/carriers", {
     name: "Twilio (local)",
@@ -216,6 +210,52 @@ describe("a Twilio connection", () => {
     expect(failed.status).toBe("failed");
     const reasons = JSON.stringify(await events(callId));
     expect(reasons).toContain("21210");
+  }, CALL_TIMEOUT);
+
+  test("keys the agent presses are played as tones down the stream (Media Streams carry no key command)", async () => {
+    const presser = await keyPresserAgent(s.server.api, s.user.token, "1");
+    try {
+      const next = fake.nextCall();
+      const callId = (await post("/v1/calls/outbound", { agent_id: presser.agentId, to: CUSTOMER, from: agentNumber })).id;
+      const call = await next;
+      await waitForCall(s.server.api, s.user.token, callId, (c) => (c.transcript ?? []).some((t: any) => t.role === "agent" && t.end_ms), 20_000);
+      await call.speak(question);
+      await waitUntil(() => tonesIn(call.playout.playedBytes()) === "1", "the key's tones to play", 30_000);
+      expect((await events(callId)).find((e) => e.type === "tool_call")?.data).toMatchObject({ name: "send_dtmf", ok: true });
+      await call.hangUp();
+      await waitForCall(s.server.api, s.user.token, callId);
+    } finally {
+      presser.stop();
+    }
+  }, CALL_TIMEOUT);
+
+  test("Twilio says a machine answered: the agent waits for the beep, leaves its message, and hangs up", async () => {
+    const message = "Please call Acme back about your order.";
+    const voicemail = await post("/v1/agents", { name: "Voicemail", first_message: GREETING, voicemail: { action: "leave_message", message } });
+    fake.answeredBy = "machine_start";
+    try {
+      const next = fake.nextCall();
+      const callId = (await post("/v1/calls/outbound", { agent_id: voicemail.id, to: CUSTOMER, from: agentNumber })).id;
+      const call = await next;
+      await waitUntil(() => call.socket !== null, "the stream");
+      // The answering machine's greeting, a pause, then its beep and the silence of a recording machine.
+      const beep = encodeMulaw(concatPcm([generateTone(1000, 500, { sampleRate: 8000, amplitudeDbfs: -8 }), new Int16Array(8000)]));
+      await call.speak(await spokenMulaw("Hi, you have reached Sam. Please leave a message after the tone."));
+      const before = call.playout.played.length;
+      await call.speak(beep);
+      const ended = await waitForCall(s.server.api, s.user.token, callId, undefined, 40_000);
+      expect(ended).toMatchObject({ status: "completed", direction: "outbound" });
+      const timeline = await events(callId);
+      // Twilio's verdict decided it (before the greeting was long enough for Parley's own screening).
+      expect(timeline.find((e) => e.type === "amd")?.data).toEqual({ verdict: "machine", reason: "the carrier's answering-machine detection" });
+      expect(timeline.find((e) => e.type === "voicemail")?.data.trigger).toBe("beep");
+      expect(ended.transcript.map((t: any) => t.text)).toEqual([message]);
+      // The message went down the line after the beep.
+      await waitUntil(() => call.ended, "Twilio to end the call");
+      expect(loudest(Buffer.concat(call.playout.played.slice(before)))).toBeGreaterThan(1000);
+    } finally {
+      fake.answeredBy = "human";
+    }
   }, CALL_TIMEOUT);
 
   test("bad signatures are 403 and change nothing: webhook, status callback, stream handshake; a stream without its token is closed", async () => {
