@@ -119,7 +119,7 @@ function registerJobHandlers(ctx: Parley): void {
   ctx.jobs.register<{ call_id: string; slots: Record<string, unknown> }>(FINALIZE_JOB, (job) => finalizeCall(ctx, job), { concurrency: 4, maxAttempts: 5 });
   // One dispatcher job per running campaign at a time (its unique key); each look is one short transaction.
   ctx.jobs.register<{ campaign_id: string }>(DISPATCH_JOB, (job) => dispatchCampaign(ctx, (workspaceId, input, extra) => createOutboundCall(ctx, ctx.carriers, workspaceId, input, extra), job), { concurrency: 4, maxAttempts: 1000 });
-  ctx.jobs.register<{ schedule_id: string; run_at: number }>(RUN_JOB, (job) => runSchedule(ctx, (workspaceId, input) => createOutboundCall(ctx, ctx.carriers, workspaceId, input), job), { concurrency: 4, maxAttempts: 3 });
+  ctx.jobs.register<{ schedule_id: string; run_at: number }>(RUN_JOB, (job) => runSchedule(ctx, (workspaceId, input, extra) => createOutboundCall(ctx, ctx.carriers, workspaceId, input, extra), job), { concurrency: 4, maxAttempts: 3 });
 }
 
 export interface RunningServer {

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { SipRequest } from "../../src/telephony/sip/message.ts";
 import { waitForCall } from "../helpers/call-api.ts";
+import { uploadCsv } from "../helpers/campaigns.ts";
 import { freePort } from "../helpers/baresip.ts";
 import { serverWithUser } from "../helpers/fixtures.ts";
 import { digestValid, reply, sdpOffer, SipPeer, token } from "../helpers/sip-peer.ts";
@@ -181,6 +182,33 @@ describe("test keys", () => {
     // The simulated carrier is theirs to use.
     expect((await s.server.api.post("/v1/phone-numbers/buy", { number: "+14155550168" }, asTest)).status).toBe(201);
   });
+
+  test("a campaign a test key starts, or a schedule it sets up, dials no further than the key reaches", async () => {
+    const key = await s.server.api.post("/v1/api-keys", { name: "sandbox dialer", scope: "write", mode: "test" }, opts());
+    const asTest = { token: key.body.key };
+    const trunkNumber = (await s.server.api.get("/v1/phone-numbers?limit=100", opts())).body.data.find((n: any) => n.number === NUMBER);
+    const campaign = await s.server.api.post("/v1/campaigns", { name: "Sandbox", agent_id: agentId, from_number_id: trunkNumber.id }, asTest);
+    expect(campaign.status).toBe(201);
+    expect((await uploadCsv(s.server.url, key.body.key, campaign.body.id, "phone\n+14155550197\n")).status).toBe(201);
+    expect((await s.server.api.post(`/v1/campaigns/${campaign.body.id}/start`, undefined, asTest)).status).toBe(200);
+    // The first dial is refused: the campaign pauses itself and says why; the contact waits, uncalled.
+    let paused: any;
+    await until(async () => (paused = (await s.server.api.get(`/v1/campaigns/${campaign.body.id}`, opts())).body).status === "paused", "the campaign to pause", 15_000);
+    expect(paused.last_error).toContain("test keys only reach the simulated carrier");
+    const contacts = (await s.server.api.get(`/v1/campaigns/${campaign.body.id}/contacts`, opts())).body.data;
+    expect(contacts.map((c: any) => `${c.phone} ${c.status} ${c.attempts}`)).toEqual(["+14155550197 pending 0"]);
+
+    // The server's clock is the suite's to move: the run falls due a minute on.
+    const schedule = await s.server.api.post("/v1/schedules", { agent_id: agentId, to: "+14155550196", from: NUMBER, at: new Date(s.server.clock.now() + 60_000).toISOString() }, asTest);
+    expect(schedule.status).toBe(201);
+    s.server.clock.advance(60_000);
+    let run: any;
+    await until(async () => Boolean((run = (await s.server.api.get(`/v1/schedules/${schedule.body.id}`, opts())).body.runs[0])), "the scheduled run", 15_000);
+    expect(run).toMatchObject({ status: "failed", call_id: null });
+    expect(run.detail).toContain("test keys only reach the simulated carrier");
+    const dialled = (await s.server.api.get("/v1/calls?limit=100", opts())).body.data.filter((c: any) => c.to === "+14155550197" || c.to === "+14155550196");
+    expect(dialled).toEqual([]);
+  }, 30_000);
 });
 
 describe("digest authentication", () => {

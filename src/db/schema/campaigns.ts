@@ -34,6 +34,8 @@ export const campaigns = sqliteTable("campaigns", {
   agentId: text("agent_id").notNull(),
   /** The caller id; null: the agent's own number at dial time. */
   fromNumberId: text("from_number_id"),
+  /** The carriers the credential that last started it may reach (a test key: the simulated carrier only). */
+  reach: text("reach", { enum: ["any", "simulated"] }).notNull().default("any"),
   status: text("status", { enum: CAMPAIGN_STATUSES }).notNull(),
   concurrency: integer("concurrency").notNull(),
   callsPerMinute: integer("calls_per_minute").notNull(),
@@ -103,6 +105,8 @@ export const schedules = sqliteTable("schedules", {
   at: integer("at"),
   cron: text("cron"),
   timezone: text("timezone"),
+  /** The carriers the credential that created or last changed it may reach (a test key: the simulated carrier only). */
+  reach: text("reach", { enum: ["any", "simulated"] }).notNull().default("any"),
   status: text("status", { enum: SCHEDULE_STATUSES }).notNull(),
   /** The run the queue holds a job for; a job for any other time is stale and does nothing. */
   nextRunAt: integer("next_run_at"),

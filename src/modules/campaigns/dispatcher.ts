@@ -5,6 +5,7 @@ import { ApiError } from "../../http/errors.ts";
 import { enqueueOrAdvance } from "../../jobs/queue.ts";
 import type { RunningJob } from "../../jobs/runner.ts";
 import { MINUTE } from "../../lib/time.ts";
+import type { CarrierReach } from "../../telephony/reach.ts";
 import { earliestRetry, nextDueContact, WAITING, waitingZones, type ZoneFilter } from "./contact-queue.ts";
 import type { CampaignRow } from "./models.ts";
 import { completeCampaign, contactCounts, countInStates, findCampaign } from "./repo.ts";
@@ -30,7 +31,7 @@ export function wakeDispatcher(ctx: AppContext, campaign: Pick<CampaignRow, "id"
 export type PlaceCampaignCall = (
   workspaceId: string,
   input: { agent_id: string; to: string; fromNumberId: string | null; variables: Record<string, unknown>; simulation?: Record<string, unknown> },
-  extra: { campaignId: string; contactId: number },
+  extra: { campaignId: string; contactId: number; reach: CarrierReach },
 ) => { id: string };
 
 export async function dispatchCampaign(ctx: AppContext, placeCall: PlaceCampaignCall, job: RunningJob<{ campaign_id: string }>): Promise<void> {
@@ -72,12 +73,12 @@ function dispatchOnce(ctx: AppContext, placeCall: PlaceCampaignCall, campaign: C
       const call = placeCall(
         campaign.workspaceId,
         { agent_id: campaign.agentId, to: contact.phone, fromNumberId: campaign.fromNumberId, variables: contact.variables, simulation: campaign.simulation ?? undefined },
-        { campaignId: campaign.id, contactId: contact.id },
+        { campaignId: campaign.id, contactId: contact.id, reach: campaign.reach },
       );
       ctx.db.update(campaignContacts).set({ lastCallId: call.id }).where(eq(campaignContacts.id, contact.id)).run();
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      // The agent cannot call anyone (deleted, no voice, no caller id): stop and say why, instead
+      // The agent cannot call anyone (deleted, no voice, no caller id, a carrier the starter's test key may not reach): stop and say why, instead
       // of burning through every contact. The contact goes back to waiting, its attempt uncounted.
       ctx.db.update(campaignContacts).set({ status: contact.status, attempts: contact.attempts, nextAttemptAt: contact.nextAttemptAt, updatedAt: now }).where(eq(campaignContacts.id, contact.id)).run();
       ctx.db.update(campaigns).set({ status: "paused", lastError: error.message, updatedAt: now }).where(eq(campaigns.id, campaign.id)).run();

@@ -2,6 +2,7 @@ import { Elysia, status, t } from "elysia";
 import type { HttpContext } from "../../http/context.ts";
 import { CAMPAIGN_STATUSES, CONTACT_STATUSES } from "../../db/schema/index.ts";
 import { authPlugin } from "../../http/auth.ts";
+import { reachOf } from "../../telephony/reach.ts";
 import { StreamedBody } from "../../http/body-parser.ts";
 import { docsFor } from "../../http/docs.ts";
 import { invalid } from "../../http/errors.ts";
@@ -115,7 +116,7 @@ export function campaignRoutes(ctx: HttpContext) {
         detail: doc("listCampaignContacts", "Contacts with per-contact status"),
       },
     )
-    .post("/:id/start", ({ principal, params }) => json(service.startCampaign(ctx, principal.workspaceId, params.id)), {
+    .post("/:id/start", ({ principal, params }) => json(service.startCampaign(ctx, principal.workspaceId, params.id, reachOf(principal))), {
       auth: "write",
       params: IdParam,
       response: { 200: Campaign },

@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, inArray, type SQL } from "drizzle-orm";
 import { isSupportedCountry } from "libphonenumber-js/max";
 import type { AppContext } from "../../core/context.ts";
+import type { CarrierReach } from "../../telephony/reach.ts";
 import { campaignContacts, campaigns, workspaces, type CallingWindow, type CampaignStatus, type ContactStatus, type RetryPolicy } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { afterCursor, type PageRequest } from "../../db/pagination.ts";
@@ -104,6 +105,8 @@ export function createCampaign(ctx: AppContext, workspaceId: string, input: Camp
     name: input.name,
     agentId: input.agent_id,
     fromNumberId: null,
+    // Set by whoever starts it.
+    reach: "any",
     status: "draft",
     concurrency: 5,
     callsPerMinute: 30,
@@ -180,14 +183,15 @@ export function deleteCampaign(ctx: AppContext, workspaceId: string, id: string)
 }
 
 /** draft|paused → running: dialing starts (or resumes) now, or at `start_at`. */
-export function startCampaign(ctx: AppContext, workspaceId: string, id: string): CampaignRow {
+/** `reach`: the carriers the credential starting it may reach; the campaign dials with no more than that. */
+export function startCampaign(ctx: AppContext, workspaceId: string, id: string, reach: CarrierReach = "any"): CampaignRow {
   const row = getCampaign(ctx, workspaceId, id);
   if (row.status !== "draft" && row.status !== "paused") throw conflict(row, "be started");
   const counts = contactCounts(ctx, id);
   if (counts.pending + counts.retry_scheduled + counts.dialing === 0) throw new ApiError("invalid_state", "the campaign has no contacts to call: upload a CSV first", { errors: [{ field: "contacts", message: "none waiting" }] });
   const now = ctx.clock.now();
   ctx.sqlite.transaction(() => {
-    ctx.db.update(campaigns).set({ status: "running", lastError: null, startedAt: row.startedAt ?? now, updatedAt: now }).where(eq(campaigns.id, id)).run();
+    ctx.db.update(campaigns).set({ status: "running", reach, lastError: null, startedAt: row.startedAt ?? now, updatedAt: now }).where(eq(campaigns.id, id)).run();
     wakeDispatcher(ctx, row);
   })();
   return getCampaign(ctx, workspaceId, id);

@@ -2,6 +2,7 @@ import { Elysia, status, t } from "elysia";
 import type { HttpContext } from "../../http/context.ts";
 import { SCHEDULE_STATUSES } from "../../db/schema/index.ts";
 import { authPlugin } from "../../http/auth.ts";
+import { reachOf } from "../../telephony/reach.ts";
 import { docsFor } from "../../http/docs.ts";
 import { IdParam, OneOf } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
@@ -14,7 +15,7 @@ export function scheduleRoutes(ctx: HttpContext) {
   const json = (row: ScheduleRow) => scheduleJson(row, service.runsOf(ctx, row.id));
   return new Elysia({ prefix: "/v1/schedules" })
     .use(authPlugin(ctx))
-    .post("/", ({ principal, body }) => status(201, json(service.createSchedule(ctx, principal.workspaceId, body))), {
+    .post("/", ({ principal, body }) => status(201, json(service.createSchedule(ctx, principal.workspaceId, body, reachOf(principal)))), {
       auth: "write",
       body: ScheduleCreate,
       response: { 201: Schedule },
@@ -39,7 +40,7 @@ export function scheduleRoutes(ctx: HttpContext) {
       response: { 200: Schedule },
       detail: doc("getSchedule", "One schedule with its latest runs"),
     })
-    .patch("/:id", ({ principal, params, body }) => json(service.updateSchedule(ctx, principal.workspaceId, params.id, body)), {
+    .patch("/:id", ({ principal, params, body }) => json(service.updateSchedule(ctx, principal.workspaceId, params.id, body, reachOf(principal))), {
       auth: "write",
       params: IdParam,
       body: ScheduleUpdate,

@@ -4,6 +4,7 @@ import { scheduleRuns, schedules } from "../../db/schema/index.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { RunningJob } from "../../jobs/runner.ts";
 import { MINUTE, toIso } from "../../lib/time.ts";
+import type { CarrierReach } from "../../telephony/reach.ts";
 import type { ScheduleRow } from "./models.ts";
 import { cronOf, enqueueRun, nextCronRun } from "./service.ts";
 
@@ -14,6 +15,7 @@ import { cronOf, enqueueRun, nextCronRun } from "./service.ts";
 export type PlaceScheduledCall = (
   workspaceId: string,
   input: { agent_id: string; to: string; from?: string; variables: Record<string, unknown>; metadata: Record<string, unknown> },
+  extra: { reach: CarrierReach },
 ) => { id: string };
 
 /** Occurrences of a recurring schedule recorded one by one as missed after a long outage, at most. */
@@ -50,12 +52,12 @@ type RunOutcome = "dispatched" | "missed" | "failed";
 function dispatch(ctx: AppContext, placeCall: PlaceScheduledCall, schedule: ScheduleRow, runAt: number): RunOutcome {
   const now = ctx.clock.now();
   try {
-    const call = placeCall(schedule.workspaceId, { agent_id: schedule.agentId, to: schedule.to, from: schedule.from ?? undefined, variables: schedule.variables, metadata: { ...schedule.metadata, schedule_id: schedule.id } });
+    const call = placeCall(schedule.workspaceId, { agent_id: schedule.agentId, to: schedule.to, from: schedule.from ?? undefined, variables: schedule.variables, metadata: { ...schedule.metadata, schedule_id: schedule.id } }, { reach: schedule.reach });
     ctx.db.insert(scheduleRuns).values({ scheduleId: schedule.id, runAt, status: "dispatched", callId: call.id, detail: null, createdAt: now }).run();
     return "dispatched";
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    // The agent could not call (deleted, no number, not ready): the run fails visibly; later runs still try.
+    // The agent could not call (deleted, no number, not ready, a carrier its test key may not reach): the run fails visibly; later runs still try.
     ctx.db.insert(scheduleRuns).values({ scheduleId: schedule.id, runAt, status: "failed", callId: null, detail: error.message, createdAt: now }).run();
     return "failed";
   }

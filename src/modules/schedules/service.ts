@@ -1,6 +1,7 @@
 import { Cron } from "croner";
 import { and, desc, eq, inArray, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
+import type { CarrierReach } from "../../telephony/reach.ts";
 import { scheduleRuns, schedules } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { afterCursor, type PageRequest } from "../../db/pagination.ts";
@@ -102,7 +103,8 @@ function checkFrom(ctx: AppContext, workspaceId: string, from: string | null | u
   if (from && !findOwnedNumber(ctx, workspaceId, from)) throw invalid("from", `${from} is not a number of this workspace`);
 }
 
-export function createSchedule(ctx: AppContext, workspaceId: string, input: ScheduleInput & { agent_id: string; to: string }): ScheduleRow {
+/** `reach`: the carriers the credential setting it up may reach; its runs dial with no more than that. */
+export function createSchedule(ctx: AppContext, workspaceId: string, input: ScheduleInput & { agent_id: string; to: string }, reach: CarrierReach = "any"): ScheduleRow {
   referencedAgent(ctx, workspaceId, input.agent_id);
   checkFrom(ctx, workspaceId, input.from);
   const timing = timingOf(ctx, input);
@@ -118,6 +120,7 @@ export function createSchedule(ctx: AppContext, workspaceId: string, input: Sche
     at: timing.at,
     cron: timing.cron,
     timezone: timing.timezone,
+    reach,
     status: timing.cron ? "active" : "scheduled",
     nextRunAt: timing.nextRunAt,
     createdAt: now,
@@ -156,12 +159,13 @@ function requireChangeable(row: ScheduleRow, action: string): void {
  * Moves or changes a schedule before it runs. A new time gets a new job; the old one finds the
  * schedule no longer due at its time and does nothing.
  */
-export function updateSchedule(ctx: AppContext, workspaceId: string, id: string, input: ScheduleInput): ScheduleRow {
+export function updateSchedule(ctx: AppContext, workspaceId: string, id: string, input: ScheduleInput, reach: CarrierReach = "any"): ScheduleRow {
   const row = getSchedule(ctx, workspaceId, id);
   requireChangeable(row, "be changed");
   if (input.agent_id !== undefined) referencedAgent(ctx, workspaceId, input.agent_id);
   checkFrom(ctx, workspaceId, input.from);
-  const changes: Partial<ScheduleRow> = { updatedAt: ctx.clock.now() };
+  // Whoever changed it last answers for what it dials.
+  const changes: Partial<ScheduleRow> = { reach, updatedAt: ctx.clock.now() };
   if (input.agent_id !== undefined) changes.agentId = input.agent_id;
   if (input.to !== undefined) changes.to = input.to;
   if (input.from !== undefined) changes.from = input.from;

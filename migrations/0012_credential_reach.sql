@@ -1,0 +1,2 @@
+ALTER TABLE `campaigns` ADD `reach` text DEFAULT 'any' NOT NULL;--> statement-breakpoint
+ALTER TABLE `schedules` ADD `reach` text DEFAULT 'any' NOT NULL;
