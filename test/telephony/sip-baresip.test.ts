@@ -128,6 +128,9 @@ describe.skipIf(!baresipAvailable)("a SIP trunk to baresip", () => {
     const ended = await waitForCall(s.server.api, s.user.token, callId);
     expect(ended).toMatchObject({ status: "completed", end_reason: "customer_hangup", direction: "inbound", to: NUMBER, carrier: connectionId });
     await phone.waitFor("CALL_CLOSED");
+    // Everything baresip sent was its RTP or its RTCP (lone APP packets included): nothing counted foreign.
+    const media = (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data.find((e: any) => e.type === "media").data;
+    expect(media.rtp).toMatchObject({ lost: 0, foreign: 0 });
     // What baresip heard while the greeting played is speech, not silence.
     const greeting = ended.transcript[0];
     expect(await heardRms(phone, greeting.start_ms + 100, greeting.end_ms - 100)).toBeGreaterThan(300);

@@ -63,9 +63,13 @@ export class RtcpChannel {
     this.reception.update(ssrc, sequence, timestamp, performance.now());
   }
 
-  /** A datagram on the RTCP port (or RTCP on the RTP port, muxed): only the far end's address counts. */
+  /**
+   * A datagram on the RTCP port (or RTCP on the RTP port, muxed). As with symmetric RTP, the first RTCP
+   * to come shows where the far end really is (its SDP may name an address it does not send from);
+   * after that only that address counts.
+   */
   receive(data: Uint8Array, port: number, address: string): boolean {
-    if (this.closed || !this.remote || address !== this.remote.address) return false;
+    if (this.closed || !this.remote || (this.latched && address !== this.remote.address)) return false;
     const report = parseRtcp(data);
     if (!report) return false;
     this.stats.received++;

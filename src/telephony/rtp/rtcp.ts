@@ -100,8 +100,9 @@ export function compoundReport(sender: SenderInfo, block: ReportBlock | null, cn
 /** A compound RTCP packet's reports, or null when the datagram is not RTCP. */
 export function parseRtcp(data: Uint8Array): RtcpReport | null {
   if (data.length < 8 || data.length > 1500 || data[0] >> 6 !== 2) return null;
-  // A compound packet starts with SR or RR (§6.1).
-  if (data[1] !== RTCP_SR && data[1] !== RTCP_RR) return null;
+  // A compound packet should start with SR or RR (§6.1), but peers send lone APP packets too (baresip's
+  // PING/PONG): any RTCP packet type (192–223, RFC 5761 §4) is RTCP; only SR, RR and BYE are read.
+  if (data[1] < 192 || data[1] > 223) return null;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const report: RtcpReport = { senderNtpMiddle: null, blocks: [], bye: false };
   for (let offset = 0; offset + 4 <= data.length; ) {
