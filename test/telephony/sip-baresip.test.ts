@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { concatPcm } from "../../src/voice/media/frames.ts";
 import { decodeWav, encodeWav } from "../../src/voice/media/wav-format.ts";
-import { builtinTts } from "../../src/voice/speech/builtin/index.ts";
+import { builtinStt, builtinTts } from "../../src/voice/speech/builtin/index.ts";
 import { waitForCall } from "../helpers/call-api.ts";
 import { Baresip, baresipAvailable, freePort } from "../helpers/baresip.ts";
 import { keyPresserAgent } from "../helpers/key-presser.ts";
@@ -102,6 +102,15 @@ async function heardRms(phone: Baresip, fromMs: number, toMs: number): Promise<n
   return rms(wav.samples.subarray(Math.round((fromMs / 1000) * 8000), Math.round((toMs / 1000) * 8000)));
 }
 
+/** What the offline recogniser makes of what baresip heard between two moments of the call. */
+async function heardWords(phone: Baresip, fromMs: number, toMs: number): Promise<string> {
+  const [recording] = phone.recordings().heard;
+  const wav = decodeWav(new Uint8Array(await Bun.file(recording).arrayBuffer()));
+  const session = builtinStt().start({ language: "en-US", sampleRate: 8000 });
+  session.write(wav.samples.slice(Math.round((fromMs / 1000) * 8000), Math.round((toMs / 1000) * 8000)));
+  return (await session.finish()).text.toLowerCase();
+}
+
 async function placeCall(to: string): Promise<string> {
   return (await post("/v1/calls/outbound", { agent_id: agentId, to, from: NUMBER })).id;
 }
@@ -152,6 +161,8 @@ describe.skipIf(!baresipAvailable)("a SIP trunk to baresip", () => {
     const events = (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data;
     expect(events.filter((e: any) => e.type === "status").map((e: any) => e.data.status)).toEqual(["queued", "ringing", "in_progress", "completed"]);
     expect(await heardRms(phone, greeting.start_ms + 100, greeting.end_ms - 100)).toBeGreaterThan(300);
+    // And it is the greeting: recognised from baresip's recording (the offline recogniser knows "help", not "Acme").
+    expect(await heardWords(phone, greeting.start_ms, greeting.end_ms + 300)).toContain("help");
   }, CALL_TIMEOUT);
 
   test("keys the agent presses reach baresip as RFC 4733 events; the call's media report carries both sides' RTCP", async () => {
