@@ -2,6 +2,7 @@
 // webhooks signed with a real Ed25519 key as Telnyx signs them (`timestamp|body`), and media
 // streaming over a WebSocket with real µ-law frames both ways, in real time.
 import { generateKeyPairSync, randomBytes, sign } from "node:crypto";
+import { FakeCarrierServer } from "./fake-carrier.ts";
 import { FarEndPlayout } from "./far-end.ts";
 
 const hex = (n: number) => randomBytes(n).toString("hex");
@@ -52,7 +53,6 @@ export class TelnyxFakeCall {
     if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
   }
 
-
   /** The far end hangs up: the stream stops, then call.hangup with normal_clearing. */
   async hangUp(): Promise<void> {
     this.send({ event: "stop", sequence_number: String(++this.sequence), stop: { call_control_id: this.controlId }, stream_id: this.streamId });
@@ -96,13 +96,12 @@ export class TelnyxFakeCall {
   }
 }
 
-export class FakeTelnyx {
+export class FakeTelnyx extends FakeCarrierServer<TelnyxFakeCall> {
   readonly apiKey = `KEY${hex(16)}`;
   readonly appId = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
   private readonly keys = generateKeyPairSync("ed25519");
   /** The account's webhook public key, raw 32 bytes in base64, as the portal shows it. */
   readonly publicKey = this.keys.publicKey.export({ format: "der", type: "spki" }).subarray(-32).toString("base64");
-  readonly calls = new Map<string, TelnyxFakeCall>();
   readonly owned = new Map<string, { id: string; phone_number: string; connection_id: string | null }>();
   available = ["+14155550401", "+14155550402", "+12125550403"];
   callee: TelnyxCallee = "answer";
@@ -110,26 +109,6 @@ export class FakeTelnyx {
   /** Where call.initiated for incoming calls goes (the Call Control app's webhook URL). */
   appWebhookUrl = "";
   readonly requests: { method: string; path: string; body: any }[] = [];
-  private server: ReturnType<typeof Bun.serve> | null = null;
-  private readonly waiting: ((call: TelnyxFakeCall) => void)[] = [];
-
-  get url(): string {
-    return `http://127.0.0.1:${this.server!.port}`;
-  }
-
-  start(): this {
-    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => this.handle(request) });
-    return this;
-  }
-
-  stop(): void {
-    for (const call of this.calls.values()) call.socket?.close();
-    this.server?.stop(true);
-  }
-
-  nextCall(): Promise<TelnyxFakeCall> {
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
 
   /** Signs as Telnyx does: Ed25519 over `timestamp|body`. */
   signed(body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
@@ -155,13 +134,11 @@ export class FakeTelnyx {
     return call;
   }
 
-  private track(call: TelnyxFakeCall): TelnyxFakeCall {
-    this.calls.set(call.controlId, call);
-    this.waiting.shift()?.(call);
-    return call;
+  protected idOf(call: TelnyxFakeCall): string {
+    return call.controlId;
   }
 
-  private async handle(request: Request): Promise<Response> {
+  protected async handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const text = request.method === "GET" || request.method === "DELETE" ? "" : await request.text();
     const body = text ? JSON.parse(text) : null;

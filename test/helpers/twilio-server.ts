@@ -4,6 +4,7 @@
 // the official `twilio` library; message shapes follow Twilio's documentation.
 import twilio from "twilio";
 import { randomBytes } from "node:crypto";
+import { FakeCarrierServer } from "./fake-carrier.ts";
 import { FarEndPlayout } from "./far-end.ts";
 
 const hex = (n: number) => randomBytes(n).toString("hex");
@@ -69,7 +70,6 @@ export class FakeCall {
     this.socket?.close(1000);
     await this.finish("completed");
   }
-
 
   async status(status: string, extra: Record<string, string> = {}): Promise<void> {
     this.statuses.push(status);
@@ -163,10 +163,9 @@ function twilioError(status: number, code: number, message: string): Response {
   return Response.json({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }, { status });
 }
 
-export class FakeTwilio {
+export class FakeTwilio extends FakeCarrierServer<FakeCall> {
   readonly accountSid = `AC${hex(16)}`;
   readonly authToken = hex(16);
-  readonly calls = new Map<string, FakeCall>();
   readonly owned = new Map<string, OwnedNumber>();
   /** Numbers Twilio offers for sale. */
   available: string[] = ["+14155550301", "+14155550302", "+12125550303"];
@@ -176,27 +175,6 @@ export class FakeTwilio {
   answeredBy = "human";
   /** Every REST request: method, path and form. */
   readonly requests: { method: string; path: string; form: URLSearchParams }[] = [];
-  private server: ReturnType<typeof Bun.serve> | null = null;
-  private readonly waiting: ((call: FakeCall) => void)[] = [];
-
-  get url(): string {
-    return `http://127.0.0.1:${this.server!.port}`;
-  }
-
-  start(): this {
-    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => this.handle(request) });
-    return this;
-  }
-
-  stop(): void {
-    for (const call of this.calls.values()) call.socket?.close();
-    this.server?.stop(true);
-  }
-
-  /** The next call Twilio places or receives. */
-  nextCall(): Promise<FakeCall> {
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
 
   /** Someone dials one of the account's numbers: Twilio asks its Voice URL what to do, and does it. */
   async incoming(from: string, to: string): Promise<FakeCall> {
@@ -216,13 +194,11 @@ export class FakeTwilio {
     return { status: res.status, text: await res.text() };
   }
 
-  private track(call: FakeCall): FakeCall {
-    this.calls.set(call.sid, call);
-    this.waiting.shift()?.(call);
-    return call;
+  protected idOf(call: FakeCall): string {
+    return call.sid;
   }
 
-  private async handle(request: Request): Promise<Response> {
+  protected async handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const form = new URLSearchParams(request.method === "GET" || request.method === "DELETE" ? url.search : await request.text());
     const prefix = `/2010-04-01/Accounts/${this.accountSid}`;

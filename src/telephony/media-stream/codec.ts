@@ -59,12 +59,29 @@ export function parseObject(frame: unknown): Record<string, any> | null {
   return value && typeof value === "object" && !Array.isArray(value) && !ArrayBuffer.isView(value) ? (value as Record<string, any>) : null;
 }
 
+/** An object's string-valued fields (custom parameters, client state); anything else is dropped. */
+export function stringFields(value: unknown): Record<string, string> {
+  if (!value || typeof value !== "object") return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+}
+
 /**
- * The events both carriers spell alike (`media`, `dtmf`, `mark`, `stop`), from a parsed frame. Only the
- * caller's track is heard: an outbound track echo would be our own voice.
+ * A carrier's frame parser from what only it spells its own way, the `start` event: the JSON envelope
+ * and the events both carriers spell alike (`connected`, `media`, `dtmf`, `mark`, `stop`) are read here.
  */
-export function parseSharedEvent(message: Record<string, any>): StreamMessage | null {
+export function streamParser(parseStart: (message: Record<string, any>) => StreamMessage | null): (frame: unknown) => StreamMessage | null {
+  return (frame) => {
+    const message = parseObject(frame);
+    if (!message || typeof message.event !== "string") return null;
+    return message.event === "start" ? parseStart(message) : parseSharedEvent(message);
+  };
+}
+
+/** Only the caller's track is heard: an outbound track echo would be our own voice. */
+function parseSharedEvent(message: Record<string, any>): StreamMessage | null {
   switch (message.event) {
+    case "connected":
+      return { type: "connected" };
     case "media": {
       if (message.media?.track && message.media.track !== "inbound") return { type: "other", what: `media on track ${message.media.track}` };
       const payload = decodePayload(message.media?.payload);

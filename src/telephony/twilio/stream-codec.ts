@@ -1,29 +1,17 @@
 // Twilio Media Streams' JSON (https://www.twilio.com/docs/voice/media-streams/websocket-messages):
 // `connected`, `start`, `media`, `dtmf`, `mark`, `stop` in; `media`, `mark`, `clear` out.
-import { encodePayload, parseObject, parseSharedEvent, type StreamCodec, type StreamMessage } from "../media-stream/codec.ts";
+import { encodePayload, streamParser, stringFields, type StreamCodec } from "../media-stream/codec.ts";
 
 const ENCODINGS: Record<string, "pcmu" | "pcma"> = { "audio/x-mulaw": "pcmu", "audio/x-alaw": "pcma" };
 
-function parse(frame: unknown): StreamMessage | null {
-  const message = parseObject(frame);
-  if (!message || typeof message.event !== "string") return null;
-  switch (message.event) {
-    case "connected":
-      return { type: "connected" };
-    case "start": {
-      const start = message.start;
-      if (!start || typeof start.callSid !== "string" || typeof (start.streamSid ?? message.streamSid) !== "string") return null;
-      const format = start.mediaFormat ?? {};
-      const encoding = ENCODINGS[format.encoding ?? "audio/x-mulaw"];
-      if (!encoding || (format.sampleRate !== undefined && format.sampleRate !== 8000)) return null;
-      const custom = start.customParameters && typeof start.customParameters === "object" ? start.customParameters : {};
-      const parameters = Object.fromEntries(Object.entries(custom).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
-      return { type: "start", streamId: start.streamSid ?? message.streamSid, carrierCallId: start.callSid, parameters, encoding, sampleRate: 8000 };
-    }
-    default:
-      return parseSharedEvent(message);
-  }
-}
+const parse = streamParser((message) => {
+  const start = message.start;
+  if (!start || typeof start.callSid !== "string" || typeof (start.streamSid ?? message.streamSid) !== "string") return null;
+  const format = start.mediaFormat ?? {};
+  const encoding = ENCODINGS[format.encoding ?? "audio/x-mulaw"];
+  if (!encoding || (format.sampleRate !== undefined && format.sampleRate !== 8000)) return null;
+  return { type: "start", streamId: start.streamSid ?? message.streamSid, carrierCallId: start.callSid, parameters: stringFields(start.customParameters), encoding, sampleRate: 8000 };
+});
 
 export const twilioCodec: StreamCodec = {
   parse,
