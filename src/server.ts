@@ -12,7 +12,7 @@ import { configOf, referencedAgent } from "./modules/agents/service.ts";
 import { finalizeCall } from "./modules/calls/finalize.ts";
 import { inboundCalls } from "./modules/calls/inbound.ts";
 import { endCallsOfPreviousRun, FINALIZE_JOB, onCallEnd } from "./modules/calls/lifecycle.ts";
-import { createOutboundCall, PLACE_JOB } from "./modules/calls/service.ts";
+import { createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB } from "./modules/calls/service.ts";
 import { DISPATCH_JOB, dispatchCampaign } from "./modules/campaigns/dispatcher.ts";
 import { recordCampaignOutcome } from "./modules/campaigns/outcomes.ts";
 import { campaignsUsingAgent } from "./modules/campaigns/service.ts";
@@ -114,7 +114,7 @@ function registerJobHandlers(ctx: Parley): void {
   // Embedding is CPU work on this box (the built-in embedder): two at a time leave room for requests.
   ctx.jobs.register<{ source_id: string }>(INDEX_JOB, (job) => indexSource(ctx, job), { concurrency: 2, maxAttempts: 5 });
   // Dialing only starts a call (the call then lives in memory), so many can be placed at once.
-  ctx.jobs.register<{ call_id: string }>(PLACE_JOB, (job) => placeCall(ctx, ctx.services.brains, ctx.carriers, job), { concurrency: 16, maxAttempts: 1 });
+  ctx.jobs.register<{ call_id: string }>(PLACE_JOB, (job) => placeCall(ctx, ctx.services.brains, ctx.carriers, job), { concurrency: 16, maxAttempts: PLACE_ATTEMPTS });
   // Extraction may wait on a model for seconds; a failed attempt retries with backoff.
   ctx.jobs.register<{ call_id: string; slots: Record<string, unknown> }>(FINALIZE_JOB, (job) => finalizeCall(ctx, job), { concurrency: 4, maxAttempts: 5 });
   // One dispatcher job per running campaign at a time (its unique key); each look is one short transaction.

@@ -18,6 +18,12 @@ import { addTimelineEvent, findCall, type CallRow } from "./lifecycle.ts";
 import { mp3Settled, recordingFile } from "./recording.ts";
 
 export const PLACE_JOB = "calls.place";
+/**
+ * A placing job that dies before its call rings (a crash between claim and dial) must run again, or
+ * the call stays queued for ever (and its campaign never completes). Retrying is safe: the job only
+ * dials a call that is still queued, and marks it ringing in the transaction that completes the job.
+ */
+export const PLACE_ATTEMPTS = 5;
 
 export interface OutboundInput {
   agent_id: string;
@@ -67,7 +73,7 @@ export function createOutboundCall(ctx: AppContext, carriers: CarrierRegistry, w
   ctx.sqlite.transaction(() => {
     ctx.db.insert(calls).values(row).run();
     addTimelineEvent(ctx, row, "status", { status: "queued" });
-    enqueueJob(ctx, { type: PLACE_JOB, payload: { call_id: row.id }, uniqueKey: `${PLACE_JOB}:${row.id}`, workspaceId: row.workspaceId, maxAttempts: 1 });
+    enqueueJob(ctx, { type: PLACE_JOB, payload: { call_id: row.id }, uniqueKey: `${PLACE_JOB}:${row.id}`, workspaceId: row.workspaceId, maxAttempts: PLACE_ATTEMPTS });
   })();
   return row;
 }
