@@ -3,6 +3,9 @@ import type { HttpContext } from "./http/context.ts";
 import type { CarrierRegistry } from "./telephony/registry.ts";
 import type { InboundCalls } from "./telephony/types.ts";
 import type { AgentConfig } from "./voice/agent-config.ts";
+import type { AgentChatReply } from "./modules/agents/chat.ts";
+import type { WebCalls } from "./telephony/types.ts";
+import type { IssuedToken, TokenRequest } from "./modules/realtime/tokens.ts";
 import type { BrainServices } from "./voice/brains/services.ts";
 import { auditTrail } from "./http/audit-trail.ts";
 import { admission } from "./http/auth.ts";
@@ -45,6 +48,12 @@ export interface AppServices {
   agentUsage: (workspaceId: string, agentId: string) => string[];
   /** The configuration of an agent a request names (422 on agent_id when it is not this workspace's). */
   agentConfig: (workspaceId: string, agentId: string) => AgentConfig;
+  /** Browser voice: a session token for an agent that can hold a live call (4xx saying why not). */
+  realtimeToken: (workspaceId: string, request: TokenRequest) => IssuedToken;
+  /** Browser voice: records a web call and hands its leg to the agent. */
+  webCalls: WebCalls;
+  /** A text turn with an agent's real brain, the conversation kept by session id (the playground's engine). */
+  agentChat: (workspaceId: string, agentId: string, input: { message?: string; session_id?: string; variables?: Record<string, unknown> }) => Promise<AgentChatReply>;
 }
 
 /**
@@ -80,7 +89,7 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(voiceRoutes(ctx))
     .use(campaignRoutes(ctx))
     .use(scheduleRoutes(ctx))
-    .use(realtimeRoutes(ctx, services.agentConfig))
+    .use(realtimeRoutes(ctx, services))
     .use(webhookRoutes(ctx));
   // Each carrier's own callbacks and media sockets, under /v1/telephony/<kind>/.
   for (const kind of services.carriers.kinds()) {

@@ -9,10 +9,13 @@ import { INDEX_JOB, indexSource } from "./knowledge/indexing.ts";
 import { searchKnowledge } from "./knowledge/search.ts";
 import { agentsReferencing } from "./modules/agents/repo.ts";
 import { configOf, referencedAgent } from "./modules/agents/service.ts";
+import { chat } from "./modules/agents/chat.ts";
+import { webCalls } from "./modules/calls/web.ts";
+import { issueToken } from "./modules/realtime/tokens.ts";
 import { finalizeCall } from "./modules/calls/finalize.ts";
 import { inboundCalls } from "./modules/calls/inbound.ts";
 import { endCallsOfPreviousRun, FINALIZE_JOB, onCallEnd } from "./modules/calls/lifecycle.ts";
-import { createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB } from "./modules/calls/service.ts";
+import { checkWebCallAllowed, createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB } from "./modules/calls/service.ts";
 import { DISPATCH_JOB, dispatchCampaign } from "./modules/campaigns/dispatcher.ts";
 import { recordCampaignOutcome } from "./modules/campaigns/outcomes.ts";
 import { campaignsUsingAgent } from "./modules/campaigns/service.ts";
@@ -66,6 +69,12 @@ export function createParley(options: ContextOptions): Parley {
     carrierUsage: (workspaceId, connectionId) => numbersOnCarrier(ctx, workspaceId, connectionId),
     agentsUsing: (workspaceId, id) => agentsReferencing(ctx.db, workspaceId, id),
     agentConfig: (workspaceId, agentId) => configOf(referencedAgent(ctx, workspaceId, agentId)),
+    realtimeToken(workspaceId, request) {
+      checkWebCallAllowed(ctx, workspaceId, request.agentId);
+      return issueToken(ctx, workspaceId, request);
+    },
+    webCalls: webCalls(ctx, brains),
+    agentChat: (workspaceId, agentId, input) => chat(ctx, brains, workspaceId, agentId, input),
     agentUsage: (workspaceId, agentId) => [numbersUsingAgent, campaignsUsingAgent, schedulesUsingAgent].flatMap((check) => check(ctx, workspaceId, agentId)),
   };
   const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }), carriers, services });

@@ -54,7 +54,8 @@ function buildAdmission(ctx: HttpContext): Admit {
     const meta = requestMeta(request);
     if (meta.admitted) return;
     meta.admitted = true;
-    if (guard === "public") return limitByIp(meta);
+    // A session token's route checks the token itself; the browser holding it counts as anonymous traffic.
+    if (guard === "public" || guard === "token") return limitByIp(meta);
     // A monitor or load balancer behind the same address as busy public traffic (a NAT, the balancer
     // itself) must never see 429 from health because of that traffic: probes count on their own.
     if (guard === "probe") return enforceRateLimit(rateLimiter, meta, `probe:${meta.ip}`, config.publicRateLimitPerMinute * PROBE_ALLOWANCE);
@@ -98,6 +99,7 @@ function buildAdmission(ctx: HttpContext): Admit {
  *   { public: true }                                   anyone, rate-limited per client IP
  *   { probe: true }                                    anyone, per client IP in a bucket of its own (health checks)
  *   { carrier: true }                                  a carrier's callback: the route checks the carrier's signature
+ *   { token: true }                                    a browser holding a single-use session token: the route redeems it
  */
 export function authPlugin(ctx: HttpContext) {
   let plugin = plugins.get(ctx);
@@ -128,6 +130,10 @@ function buildAuthPlugin(ctx: HttpContext) {
     public: (_enabled: true) => ({
       detail: { "x-required-scope": "public", security: [] },
       transform: ({ request }: { request: Request }) => admit(request, "public"),
+    }),
+    token: (_enabled: true) => ({
+      detail: { "x-required-scope": "token", security: [] },
+      transform: ({ request }: { request: Request }) => admit(request, "token"),
     }),
     carrier: (_enabled: true) => ({
       detail: { "x-required-scope": "carrier", security: [] },

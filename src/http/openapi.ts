@@ -20,6 +20,7 @@ const AUTH_DESCRIPTION: Record<RouteAuth, string> = {
   user: "A signed-in user's access token (not an API key).",
   operator: "An `admin` credential of the instance operator's workspace.",
   carrier: "Called by the carrier itself, which proves it with its own signature (`X-Twilio-Signature`; Telnyx's Ed25519 headers) checked against the connection's credentials; no Parley credential.",
+  token: "A single-use session token in the query (`?token=`) from POST /v1/realtime/token or a widget's voice-token; no API key reaches the browser. Rate-limited per client IP.",
 };
 
 /** OpenAPI 3.1, generated from the routes' own TypeBox schemas and guards, so it cannot drift from the code. */
@@ -89,7 +90,7 @@ function describeOperation(route: RouteInfo): Json {
     ...detail,
     description: [detail.description, `**Auth:** ${AUTH_DESCRIPTION[auth]}`].filter(Boolean).join("\n\n"),
     "x-required-scope": auth,
-    security: auth === "public" || auth === "carrier" ? [] : [{ bearerAuth: [] }],
+    security: auth === "public" || auth === "carrier" || auth === "token" ? [] : [{ bearerAuth: [] }],
     parameters,
     responses: { ...successResponses(route), ...errorResponses(route, auth, hasBody || route.bodyTypes.length > 0, pathNames.length > 0, Boolean(query)) },
   };
@@ -157,7 +158,10 @@ function errorResponses(route: RouteInfo, auth: RouteAuth, hasBody: boolean, has
     out["415"] = problem("Content-Type not accepted");
   }
   if (auth === "carrier") out["403"] = problem("The carrier's signature is missing or does not verify (`forbidden`)");
-  else if (auth !== "public") {
+  else if (auth === "token") {
+    out["401"] = problem("The session token is missing, unknown, already used (`unauthorized`) or expired (`token_expired`)");
+    out["403"] = problem("A widget visitor's token used from another origin than the one it was issued to (`forbidden`)");
+  } else if (auth !== "public") {
     out["401"] = problem("Missing, invalid or expired credential (`unauthorized`, `token_expired`)");
     out["403"] = problem(auth === "user" ? "An API key was used where a user session is needed" : "The credential lacks the required scope (`insufficient_scope`)");
   }

@@ -5,7 +5,7 @@ export type Role = "owner" | "admin" | "member" | "viewer";
 
 /** What a route asks of its caller (the Auth column of ENDPOINTS.md). */
 /** `carrier`: called by a telephony or payment provider, which proves itself by its own signature (checked by the route). */
-export type RouteAuth = "public" | "read" | "write" | "admin" | "user" | "operator" | "carrier";
+export type RouteAuth = "public" | "read" | "write" | "admin" | "user" | "operator" | "carrier" | "token";
 export type WorkspaceLevel = "read" | "write" | "admin";
 
 const RANK: Record<WorkspaceLevel, number> = { read: 1, write: 2, admin: 3 };

@@ -14,7 +14,8 @@ export type LegEndReason = "busy" | "no_answer" | "remote_hangup" | "failed" | "
 export type LegEvent =
   | { type: "ringing" }
   | { type: "answered" }
-  | { type: "ended"; reason: LegEndReason; detail?: string }
+  /** `code`: the call's end reason when the leg knows better than its kind (a browser's `protocol_error`). */
+  | { type: "ended"; reason: LegEndReason; detail?: string; code?: string }
   /** The carrier's own id for the call (Twilio CallSid, Telnyx call_control_id), for support and logs. */
   | { type: "carrier_call"; id: string }
   /** The carrier's answering-machine detection spoke (Twilio AnsweredBy, Telnyx machine detection). */
@@ -35,7 +36,10 @@ export interface CallLeg {
   clearAudio(): void;
   sendDtmf(digits: string): void;
   transfer(to: string): Promise<void>;
-  hangup(): void;
+  /** `reason`: the call's end reason, for a far end that can show it (a browser). */
+  hangup(reason?: string): void;
+  /** What was said, as text, for a far end that can show it (a browser's transcript); phone lines have no use for it. */
+  caption?(role: "caller" | "agent", text: string): void;
 }
 
 export interface DialRequest {
@@ -125,4 +129,16 @@ export interface InboundCalls {
   check(workspaceId: string, request: InboundRequest): void;
   /** Records the call and connects the leg `makeLeg` builds for it to the agent; returns the call id. */
   answer(workspaceId: string, request: InboundRequest, makeLeg: (callId: string) => CallLeg): string;
+}
+
+/** A browser voice session about to start: the agent it talks to, and what the token carried. */
+export interface WebCallRequest {
+  agentId: string;
+  variables: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+
+/** How a browser session becomes a call: recorded, then its leg handed to the agent like any carrier's. */
+export interface WebCalls {
+  answer(workspaceId: string, request: WebCallRequest, makeLeg: (callId: string) => CallLeg): string;
 }

@@ -44,6 +44,8 @@ function expectation(auth: string, kind: Kind, method: string): "allowed" | "una
   // A carrier's callback is proven by the carrier's signature, which no Parley credential replaces.
   if (auth === "carrier") return "forbidden";
   if (kind === "none") return "unauthorized";
+  // A browser session is admitted by its single-use token alone: no API key or session stands in for it.
+  if (auth === "token") return "unauthorized";
   // The specification: read-only keys make GET requests only, whatever the route's level.
   if (kind === "read-key" && method !== "GET" && auth !== "user") return auth === "operator" ? "forbidden" : "insufficient_scope";
   if (auth === "user") return IS_KEY[kind] ? "forbidden" : "allowed";

@@ -1,12 +1,10 @@
 // The simulated carrier's inbound side: a WebSocket softphone that dials a workspace number and talks
 // to its agent with real audio (Flite-synthesised caller speech, µ-law, paced 20 ms frames).
-import { afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { concatPcm } from "../../src/voice/media/frames.ts";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { decodeWav } from "../../src/voice/media/wav-format.ts";
-import { builtinTts } from "../../src/voice/speech/builtin/index.ts";
 import { channelRms, fetchBytes, waitForCall } from "../helpers/call-api.ts";
 import { createKey, registerUser, serverWithUser } from "../helpers/fixtures.ts";
-import { Softphone } from "../helpers/softphone.ts";
+import { phonesClosedAfterEach, Softphone, speech } from "../helpers/softphone.ts";
 
 const s = serverWithUser("softphone");
 const opts = () => ({ token: s.user.token });
@@ -20,16 +18,8 @@ const QUESTION = "What are your opening hours?";
 
 let key: string;
 let agentId: string;
-const phones: Softphone[] = [];
-/** A softphone that is hung up after the test whatever happens (the server waits for open sockets). */
-const softphone = (options: ConstructorParameters<typeof Softphone>[2]) => {
-  const phone = new Softphone(s.server.url, key, options);
-  phones.push(phone);
-  return phone;
-};
-afterEach(() => {
-  for (const phone of phones.splice(0)) phone.close();
-});
+const tracked = phonesClosedAfterEach();
+const softphone = (options: ConstructorParameters<typeof Softphone>[2]) => tracked(() => new Softphone(s.server.url, key, options));
 
 async function post(path: string, body?: unknown) {
   const res = await s.server.api.post(path, body, opts());
@@ -37,11 +27,6 @@ async function post(path: string, body?: unknown) {
   return res.body;
 }
 
-async function speech(text: string, rate: number): Promise<Int16Array> {
-  const chunks: Int16Array[] = [];
-  for await (const chunk of builtinTts().synthesize(text, { voice: "slt", speed: 1, sampleRate: rate })) chunks.push(chunk);
-  return concatPcm(chunks);
-}
 
 /** A WebSocket handshake by hand, to read the HTTP answer a refusal comes back as (before any upgrade). */
 function dial(query: Record<string, string>, token: string | null = key) {

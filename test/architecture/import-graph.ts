@@ -11,7 +11,8 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
+    // Plain .js files are browser code the server embeds as text; they are files the graph must know.
+    return /\.(tsx?|js)$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
   });
 }
 

@@ -7,6 +7,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["jobs/"],
   ["webhooks/"],
   ["http/", "scheduler/"],
+  // What the binary serves to browsers (the widget runtime, the voice client): text, built from nothing above.
+  ["web/"],
   ["providers/"],
   ["knowledge/"],
   ["voice/media/"],
@@ -35,6 +37,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["modules/campaigns/"],
   ["modules/schedules/"],
   ["modules/realtime/"],
+  ["modules/widgets/"],
   ["modules/health/"],
   ["app.ts"],
   ["server.ts"],

@@ -2,13 +2,40 @@
 // /v1/telephony/simulated/softphone, sends the caller's audio as paced 20 ms frames (silence between
 // lines, as a real phone does), and keeps everything the server sends.
 import { decodeMulaw, encodeMulaw } from "../../src/voice/media/g711.ts";
-import { rmsDbfs } from "../../src/voice/media/frames.ts";
+import { afterEach } from "bun:test";
+import { concatPcm, rmsDbfs } from "../../src/voice/media/frames.ts";
+import { builtinTts } from "../../src/voice/speech/builtin/index.ts";
+
+/** Flite's voice saying `text` at `rate`: what the caller says into the phone. */
+export async function speech(text: string, rate: number): Promise<Int16Array> {
+  const chunks: Int16Array[] = [];
+  for await (const chunk of builtinTts().synthesize(text, { voice: "slt", speed: 1, sampleRate: rate })) chunks.push(chunk);
+  return concatPcm(chunks);
+}
+
+/** Softphones made through this are hung up after each test whatever happens (the server waits for open sockets). */
+export function phonesClosedAfterEach(): (make: () => Softphone) => Softphone {
+  const phones: Softphone[] = [];
+  afterEach(() => {
+    for (const phone of phones.splice(0)) phone.close();
+  });
+  return (make) => {
+    const phone = make();
+    phones.push(phone);
+    return phone;
+  };
+}
 
 export interface SoftphoneOptions {
-  to: string;
+  /** The number to dial; or, with `url`, the browser voice session to join instead. */
+  to?: string;
+  /** A browser voice session URL (its token included): linear PCM at `rate`, no API key. */
+  url?: string;
+  /** The page's origin, as a browser would send it. */
+  origin?: string;
   from?: string;
   encoding?: "pcmu" | "l16";
-  rate?: 8000 | 16000;
+  rate?: 8000 | 16000 | 48000;
   recognition?: "agent" | "simulated";
 }
 
@@ -30,15 +57,18 @@ export class Softphone {
   private pacing = false;
   private waiters: (() => void)[] = [];
 
-  constructor(baseUrl: string, token: string, options: SoftphoneOptions) {
-    this.encoding = options.encoding ?? "pcmu";
+  constructor(baseUrl: string, token: string | null, options: SoftphoneOptions) {
+    this.encoding = options.url ? "l16" : (options.encoding ?? "pcmu");
     this.rate = this.encoding === "l16" ? (options.rate ?? 16000) : 8000;
-    const query = new URLSearchParams({ to: options.to, encoding: this.encoding });
+    const query = new URLSearchParams({ to: options.to ?? "", encoding: this.encoding });
     if (options.from) query.set("from", options.from);
     if (options.recognition) query.set("recognition", options.recognition);
     if (this.encoding === "l16") query.set("rate", String(this.rate));
+    const url = options.url ? `${options.url}&rate=${this.rate}` : `${baseUrl.replace(/^http/, "ws")}/v1/telephony/simulated/softphone?${query}`;
     // Bun's WebSocket client takes headers, so the API key goes where every other request puts it.
-    this.socket = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/v1/telephony/simulated/softphone?${query}`, { headers: { authorization: `Bearer ${token}` } } as unknown as string[]);
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    if (options.origin) headers.origin = options.origin;
+    this.socket = new WebSocket(url, { headers } as unknown as string[]);
     this.socket.binaryType = "arraybuffer";
     this.opened = new Promise((resolve, reject) => {
       this.socket.addEventListener("open", () => resolve());
@@ -49,7 +79,8 @@ export class Softphone {
       if (typeof message.data === "string") {
         const event = JSON.parse(message.data);
         this.events.push(event);
-        if (event.type === "answered") this.startPacing();
+        // A phone line answers; a browser session is live from its first message.
+        if (event.type === "answered" || event.type === "session") this.startPacing();
       } else {
         const bytes = new Uint8Array(message.data as ArrayBuffer);
         this.frameBytes.push(bytes.length);

@@ -12,3 +12,4 @@ export * from "./knowledge.ts";
 export * from "./calls.ts";
 export * from "./campaigns.ts";
 export * from "./telephony.ts";
+export * from "./browser.ts";

@@ -15,6 +15,8 @@ interface StoredSession {
   variables: Record<string, unknown>;
 }
 
+export type AgentChatReply = Awaited<ReturnType<typeof chat>>;
+
 /**
  * The playground: a text conversation with the agent's real brain (flow or model), kept between
  * requests by session id. The configuration in force is the agent's current one.

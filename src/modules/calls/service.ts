@@ -174,6 +174,40 @@ export function createInboundCall(ctx: AppContext, workspaceId: string, number: 
   return row;
 }
 
+/** The carrier column of calls held in a browser (they have no carrier connection). */
+export const BROWSER_CARRIER = "browser";
+
+/** A browser voice session: the agent must be able to hold a live call with a real recogniser. */
+export function checkWebCallAllowed(ctx: AppContext, workspaceId: string, agentId: string) {
+  const agent = referencedAgent(ctx, workspaceId, agentId);
+  const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition: false });
+  if (problems.length) throw notReady(problems);
+  return agent;
+}
+
+/** A call held in a browser (WebSocket audio): no numbers, `web` direction, ringing until the socket's answer. */
+export function createWebCall(ctx: AppContext, workspaceId: string, request: { agentId: string; variables: Record<string, unknown>; metadata: Record<string, unknown> }): CallRow {
+  const agent = checkWebCallAllowed(ctx, workspaceId, request.agentId);
+  const row = newCallRow(ctx, {
+    workspaceId,
+    agent,
+    direction: "web",
+    from: null,
+    to: null,
+    phoneNumberId: null,
+    carrier: BROWSER_CARRIER,
+    variables: request.variables,
+    metadata: request.metadata,
+    carrierOptions: null,
+    status: "ringing",
+  });
+  ctx.sqlite.transaction(() => {
+    ctx.db.insert(calls).values(row).run();
+    addTimelineEvent(ctx, row, "status", { status: "ringing" });
+  })();
+  return row;
+}
+
 export function getCall(ctx: AppContext, workspaceId: string, id: string): CallRow {
   const row = ctx.db.select().from(calls).where(and(eq(calls.workspaceId, workspaceId), eq(calls.id, id))).get();
   if (!row) throw notFound("call");

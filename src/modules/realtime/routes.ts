@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { Elysia, status, t } from "elysia";
 import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
@@ -7,6 +7,9 @@ import { builtinVoices } from "../../voice/speech/builtin/index.ts";
 import { agentReadinessProblems } from "../../voice/readiness.ts";
 import { offlineRecognition } from "../../voice/speech/engines.ts";
 import type { AgentConfig } from "../../voice/agent-config.ts";
+import type { WebCalls } from "../../telephony/types.ts";
+import { sessionRoutes } from "./session-route.ts";
+import type { IssuedToken, TokenRequest } from "./tokens.ts";
 
 const doc = docsFor("Realtime");
 
@@ -32,9 +35,52 @@ const RealtimeHealth = t.Object({
   ),
 });
 
-/** Voice configuration at a glance: the engines this instance has, and whether an agent can talk. */
-export function realtimeRoutes(ctx: HttpContext, agentConfig: (workspaceId: string, agentId: string) => AgentConfig) {
-  return new Elysia({ prefix: "/v1/realtime" }).use(authPlugin(ctx)).get(
+const TokenBody = t.Object(
+  {
+    agent_id: t.String({ description: "The agent the browser will talk to" }),
+    variables: t.Optional(t.Record(t.String(), t.Unknown(), { description: "Template variables for the agent's prompt and flow" })),
+    metadata: t.Optional(t.Record(t.String(), t.Unknown(), { description: "Kept with the call" })),
+    expires_in: t.Optional(t.Integer({ minimum: 10, maximum: 600, description: "Seconds the token waits for its socket (default 60)" })),
+  },
+  { additionalProperties: false },
+);
+
+const SessionToken = t.Object({
+  token: t.String({ description: "Single use; pass it as ?token= on the session URL" }),
+  expires_in: t.Integer({ description: "Seconds left to open the session" }),
+  url: t.String({ description: "The session's WebSocket URL, token included" }),
+});
+
+export interface RealtimeServices {
+  agentConfig: (workspaceId: string, agentId: string) => AgentConfig;
+  realtimeToken: (workspaceId: string, request: TokenRequest) => IssuedToken;
+  webCalls: WebCalls;
+}
+
+/** Browser voice: session tokens, the session socket, and the voice configuration at a glance. */
+export function realtimeRoutes(ctx: HttpContext, services: RealtimeServices) {
+  const { agentConfig } = services;
+  return new Elysia({ prefix: "/v1/realtime" })
+    .use(authPlugin(ctx))
+    .post(
+      "/token",
+      ({ principal, body }) => {
+        agentConfig(principal.workspaceId, body.agent_id);
+        return status(201, services.realtimeToken(principal.workspaceId, { agentId: body.agent_id, variables: body.variables, metadata: body.metadata, expiresInS: body.expires_in }));
+      },
+      {
+        auth: "write",
+        body: TokenBody,
+        response: { 201: SessionToken },
+        detail: doc(
+          "createRealtimeToken",
+          "Token for a browser voice call",
+          "A short-lived, single-use token for one browser voice session with the agent, bound to this workspace: hand it to the browser instead of an API key. 409 `agent_not_ready` when the agent cannot hold a live call.",
+        ),
+      },
+    )
+    .use(sessionRoutes(ctx, services.webCalls))
+    .get(
     "/health",
     ({ principal, query }) => {
       const voices = builtinVoices();

@@ -158,7 +158,7 @@ export class CallSession implements LiveCall {
     liveCalls(this.ctx).set(this.callId, this);
     this.leg.onEvent((event) => {
       if (event.type === "answered") this.onAnswered();
-      else if (event.type === "ended") this.onLegEnded(event.reason, event.detail);
+      else if (event.type === "ended") this.onLegEnded(event.reason, event.detail, event.code);
       else if (event.type === "carrier_call") this.journal.note("carrier", { carrier_call_id: event.id });
       else if (event.type === "answered_by") this.onCarrierVerdict(event.verdict);
       else if (event.type === "media_report") this.journal.note("media", event.report);
@@ -240,8 +240,15 @@ export class CallSession implements LiveCall {
     });
   }
 
-  private onLegEnded(reason: LegEndReason, detail?: string): void {
+  private onLegEnded(reason: LegEndReason, detail?: string, code?: string): void {
     if (this.ended) return;
+    if (reason === "failed" && this.phase !== "connecting") {
+      // The far end broke the protocol or the line failed mid-call: a failed call, saying why.
+      const message = detail ?? "the line failed";
+      this.journal.error(code ?? "transport_failed", message, true);
+      this.finish({ status: "failed", endReason: code ?? "error" }, false, message);
+      return;
+    }
     if (this.phase === "connecting") {
       const status = reason === "busy" ? "busy" : reason === "no_answer" ? "no_answer" : reason === "rejected" ? "canceled" : "failed";
       this.finish({ status, endReason: reason === "remote_hangup" ? "customer_hangup" : reason }, false, detail);
@@ -262,7 +269,7 @@ export class CallSession implements LiveCall {
     this.unsubscribe?.();
     if (this.agentTurnStartMs !== null) this.closeAgentTurn(this.playback.heardText(), true);
     this.playback.clear();
-    if (hangUpLeg) this.leg.hangup();
+    if (hangUpLeg) this.leg.hangup(ending.endReason);
     const recording = this.recorder?.close() ?? null;
     this.transcript.close();
     if (detail) this.journal.note("carrier", { detail });
@@ -312,6 +319,7 @@ export class CallSession implements LiveCall {
 
   private onCallerText(text: string, timing: TurnTiming): void {
     if (this.ended) return;
+    if (text) this.leg.caption?.("caller", text);
     // Already talking again (a pause mid-sentence, or the recogniser was slow): answer both parts together.
     if (this.caller.speaking) {
       if (text) this.pendingCallerText = joinText(this.pendingCallerText, text);
@@ -459,6 +467,7 @@ export class CallSession implements LiveCall {
     const { signal } = response;
     if (!text.trim() || signal.aborted || this.ended) return;
     const segment = this.playback.startSegment(text);
+    this.leg.caption?.("agent", text);
     if (this.agentTurnStartMs === null) this.agentTurnStartMs = this.elapsedMs;
     const framer = new PcmFramer(this.caller.frameSamples);
     const timing = response.timing;
