@@ -13,6 +13,7 @@ import { bodyParser } from "./http/body-parser.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { idempotency } from "./http/idempotency.ts";
 import { openApiRoutes } from "./http/openapi.ts";
+import { assetRoutes } from "./web/assets.ts";
 import { createRequestMeta } from "./http/request-meta.ts";
 import { RouteIndex } from "./http/route-index.ts";
 import { agentRoutes } from "./modules/agents/routes.ts";
@@ -33,6 +34,7 @@ import { scheduleRoutes } from "./modules/schedules/routes.ts";
 import { toolRoutes } from "./modules/tools/routes.ts";
 import { voiceRoutes } from "./modules/voices/routes.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
+import { widgetRoutes } from "./modules/widgets/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 
 /** What the composition root hands the route families: the services they reach across features. */
@@ -90,6 +92,7 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(campaignRoutes(ctx))
     .use(scheduleRoutes(ctx))
     .use(realtimeRoutes(ctx, services))
+    .use(widgetRoutes(ctx, { agentConfig: services.agentConfig, agentChat: services.agentChat, realtimeToken: services.realtimeToken }))
     .use(webhookRoutes(ctx));
   // Each carrier's own callbacks and media sockets, under /v1/telephony/<kind>/.
   for (const kind of services.carriers.kinds()) {
@@ -97,6 +100,8 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     const carriers = services.carriers;
     app.use(kind.routes(ctx, { inbound: services.inbound, connection: (id) => carriers.byId(id), connectionsOfKind: (name) => carriers.ofKind(name) }, `/v1/telephony/${kind.kind}`));
   }
+  // The browser voice client and its worklet (the widget's embed.js is served by the widgets family).
+  app.use(assetRoutes());
   app.use(openApiRoutes(ctx, routes));
   routes.load(app.routes);
   if (!ctx.config.checkResponses) routes.skipResponseChecks();

@@ -22,6 +22,7 @@ import { campaignsUsingAgent } from "./modules/campaigns/service.ts";
 import { numbersOnCarrier, numbersUsingAgent } from "./modules/phone-numbers/service.ts";
 import { runSchedule } from "./modules/schedules/runner.ts";
 import { RUN_JOB, schedulesUsingAgent } from "./modules/schedules/service.ts";
+import { widgetsUsingAgent } from "./modules/widgets/service.ts";
 import { invokeTool } from "./modules/tools/invoke.ts";
 import { toolConfigOf } from "./modules/tools/models.ts";
 import { findTool, findTools } from "./modules/tools/repo.ts";
@@ -75,7 +76,7 @@ export function createParley(options: ContextOptions): Parley {
     },
     webCalls: webCalls(ctx, brains),
     agentChat: (workspaceId, agentId, input) => chat(ctx, brains, workspaceId, agentId, input),
-    agentUsage: (workspaceId, agentId) => [numbersUsingAgent, campaignsUsingAgent, schedulesUsingAgent].flatMap((check) => check(ctx, workspaceId, agentId)),
+    agentUsage: (workspaceId, agentId) => [numbersUsingAgent, campaignsUsingAgent, schedulesUsingAgent, widgetsUsingAgent].flatMap((check) => check(ctx, workspaceId, agentId)),
   };
   const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }), carriers, services });
   registerJobHandlers(parley);

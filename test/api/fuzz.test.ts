@@ -45,9 +45,10 @@ beforeAll(async () => {
   const provider = await server.api.post("/v1/providers", { name: "Model", kind: "openai-compatible", base_url: "https://models.example.com/v1" }, as);
   const schedule = await server.api.post("/v1/schedules", { agent_id: agent.body.id, to: "+13035550150", at: new Date(Date.now() + 86_400_000).toISOString() }, as);
   const spare = await createKey(server.api, user.token, "read-only", "spare");
+  const widget = await server.api.post("/v1/widgets", { agent_id: agent.body.id, name: "Fuzz widget", allowed_origins: ["https://shop.example.com"] }, as);
   for (const [family, id] of [
     ["agents", agent.body.id], ["tools", tool.body.id], ["knowledge-base", kb.body.id], ["phone-numbers", number.body.id], ["calls", call.body.id],
-    ["campaigns", campaign.body.id], ["webhooks", endpoint.body.id], ["providers", provider.body.id], ["schedules", schedule.body.id], ["api-keys", spare.id],
+    ["campaigns", campaign.body.id], ["webhooks", endpoint.body.id], ["providers", provider.body.id], ["schedules", schedule.body.id], ["api-keys", spare.id], ["widgets", widget.body.id],
   ] as const) remember(family, id);
   remember("src", source.body.id);
   remember("version", "1");

@@ -68,6 +68,10 @@ beforeAll(async () => {
   expect(schedule.status).toBe(201);
   objectOfA["/v1/schedules/{id}"] = schedule.body.id;
   idsOfA.push(campaign.body.id, schedule.body.id);
+  const widget = await server.api.post("/v1/widgets", { agent_id: agent.body.id, name: "A's widget", allowed_origins: ["https://a.example.com"] }, { token: aKey.secret });
+  expect(widget.status).toBe(201);
+  objectOfA["/v1/widgets/{id}"] = widget.body.id;
+  idsOfA.push(widget.body.id);
   paramOfA.version = "1";
   paramOfA.src = source.body.id;
   VALID_BODY["POST /v1/agents/{id}/test-function"] = { tool_id: tool.body.id, arguments: {} };
@@ -99,6 +103,7 @@ const VALID_BODY: Record<string, unknown> = {
   "POST /v1/calls/{id}/say": { text: "planted by B" },
   "PATCH /v1/campaigns/{id}": { name: "renamed by B" },
   "PATCH /v1/schedules/{id}": { variables: { planted_by: "B" } },
+  "PATCH /v1/widgets/{id}": { name: "renamed by B" },
 };
 /** Query strings for GET operations that need one, so the 404 is about the object and nothing else. */
 const VALID_QUERY: Record<string, string> = {
@@ -162,6 +167,8 @@ describe("cross-workspace matrix", () => {
     expect(campaign.body).toMatchObject({ name: "A's campaign", status: "draft", counts: { total: 1, pending: 1 } });
     const schedule = await server.api.get(`/v1/schedules/${objectOfA["/v1/schedules/{id}"]}`, { token: a.token });
     expect(schedule.body).toMatchObject({ status: "scheduled", variables: {} });
+    const widget = await server.api.get(`/v1/widgets/${objectOfA["/v1/widgets/{id}"]}`, { token: a.token });
+    expect(widget.body).toMatchObject({ name: "A's widget", allowed_origins: ["https://a.example.com"] });
     const provider = await server.api.get("/v1/providers", { token: a.token });
     expect(provider.body.data.map((p: any) => p.name)).toContain("A's model");
   });
