@@ -9,9 +9,9 @@ import { INDEX_JOB, indexSource } from "./knowledge/indexing.ts";
 import { searchKnowledge } from "./knowledge/search.ts";
 import { agentsReferencing } from "./modules/agents/repo.ts";
 import { configOf, referencedAgent } from "./modules/agents/service.ts";
-import { chat } from "./modules/agents/chat.ts";
+import { chat, pruneChatSessions } from "./modules/agents/chat.ts";
 import { webCalls } from "./modules/calls/web.ts";
-import { issueToken } from "./modules/realtime/tokens.ts";
+import { issueToken, pruneTokens } from "./modules/realtime/tokens.ts";
 import { finalizeCall } from "./modules/calls/finalize.ts";
 import { inboundCalls } from "./modules/calls/inbound.ts";
 import { endCallsOfPreviousRun, FINALIZE_JOB, onCallEnd } from "./modules/calls/lifecycle.ts";
@@ -22,7 +22,7 @@ import { campaignsUsingAgent } from "./modules/campaigns/service.ts";
 import { numbersOnCarrier, numbersUsingAgent } from "./modules/phone-numbers/service.ts";
 import { runSchedule } from "./modules/schedules/runner.ts";
 import { RUN_JOB, schedulesUsingAgent } from "./modules/schedules/service.ts";
-import { widgetsUsingAgent } from "./modules/widgets/service.ts";
+import { pruneWidgetSessions, widgetsUsingAgent } from "./modules/widgets/service.ts";
 import { invokeTool } from "./modules/tools/invoke.ts";
 import { toolConfigOf } from "./modules/tools/models.ts";
 import { findTool, findTools } from "./modules/tools/repo.ts";
@@ -166,6 +166,16 @@ export function startServer(ctx: Parley): RunningServer {
       },
     },
     { name: "call watchdog", pattern: "*/5 * * * * *", run: () => void watchLiveCalls(ctx) },
+    // Expired chat and visitor sessions and spent voice tokens: reads already ignore them, so no request deletes.
+    {
+      name: "expired conversations",
+      pattern: "*/10 * * * *",
+      run() {
+        pruneChatSessions(ctx);
+        pruneWidgetSessions(ctx);
+        pruneTokens(ctx);
+      },
+    },
   ]);
   ctx.jobs.start();
   // SIP trunks answer on their own ports from the start.

@@ -10,12 +10,37 @@ export interface ScriptAsset {
   body: string;
   /** Strong, from the content: `"sha256-<first 16 hex>"`. */
   etag: string;
+  /** The body gzipped once, for clients that take it. */
+  gzipped: Uint8Array;
   gzipBytes: number;
 }
 
 function scriptAsset(body: string): () => ScriptAsset {
   let asset: ScriptAsset | null = null;
-  return () => (asset ??= { body, etag: `"sha256-${sha256Hex(body).slice(0, 16)}"`, gzipBytes: Bun.gzipSync(body).byteLength });
+  return () => {
+    if (asset) return asset;
+    const gzipped = Bun.gzipSync(body);
+    return (asset = { body, etag: `"sha256-${sha256Hex(body).slice(0, 16)}"`, gzipped, gzipBytes: gzipped.byteLength });
+  };
+}
+
+/**
+ * A script as browsers should get it: cached 5 minutes, revalidated by ETag (304 on a matching
+ * If-None-Match, weak tags, lists and `*` included), gzipped when the client takes it.
+ */
+export function scriptResponse(asset: ScriptAsset, request: Request, extraHeaders: Record<string, string> = {}): Response {
+  const headers: Record<string, string> = {
+    "content-type": "text/javascript; charset=utf-8",
+    "cache-control": "public, max-age=300",
+    etag: asset.etag,
+    vary: "Accept-Encoding",
+    "x-content-type-options": "nosniff",
+    ...extraHeaders,
+  };
+  const match = request.headers.get("if-none-match");
+  if (match && match.split(",").some((tag) => tag.trim() === "*" || tag.trim().replace(/^W\//, "") === asset.etag)) return new Response(null, { status: 304, headers });
+  if (!/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) return new Response(asset.body, { headers });
+  return new Response(asset.gzipped, { headers: { ...headers, "content-encoding": "gzip" } });
 }
 
 /** The widget runtime, served at /v1/widgets/{id}/embed.js. */
@@ -57,19 +82,7 @@ export function previewPage(options: { widgetId: string; baseUrl: string; title:
  * and worklet modules are fetched in CORS mode. They hold nothing secret.
  */
 export function assetRoutes() {
-  const serve = (asset: () => ScriptAsset) => ({ request }: { request: Request }) => {
-    const { body, etag } = asset();
-    const headers: Record<string, string> = {
-      "content-type": "text/javascript; charset=utf-8",
-      "cache-control": "public, max-age=300",
-      etag,
-      "access-control-allow-origin": "*",
-    };
-    const match = request.headers.get("if-none-match");
-    const matches = (tag: string) => tag === "*" || tag.replace(/^W\//, "") === etag;
-    if (match && match.split(",").some((tag) => matches(tag.trim()))) return new Response(null, { status: 304, headers });
-    return new Response(body, { headers });
-  };
+  const serve = (asset: () => ScriptAsset) => ({ request }: { request: Request }) => scriptResponse(asset(), request, { "access-control-allow-origin": "*" });
   return new Elysia({ name: "web-assets" })
     .get("/assets/voice-client.js", serve(voiceClientScript), { detail: { hide: true } })
     .get("/assets/voice-worklet.js", serve(voiceWorkletScript), { detail: { hide: true } });

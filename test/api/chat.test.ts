@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { startFakeOpenAI } from "../helpers/fake-openai.ts";
-import { serverWithUser } from "../helpers/fixtures.ts";
+import { createKey, serverWithUser } from "../helpers/fixtures.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
 
 const s = serverWithUser("owner");
@@ -128,5 +128,19 @@ describe("chat with an llm brain (local OpenAI-protocol server)", () => {
     expect(res.body).toMatchObject({ reply: "Sorry, one moment please.", ended: false });
     expect(res.body.error).toMatch(/HTTP 503: overloaded/);
     fake.stop();
+  });
+});
+
+describe("expiry", () => {
+  test("a conversation is gone a day after its last message, and the sweep deletes its row", async () => {
+    const agent = await s.server.api.post("/v1/agents", { name: "Brief", first_message: "Hi." }, { token: token() });
+    const opened = await say(agent.body.id, {});
+    // A key, not the user's access token: that expires long before a day has passed.
+    const key = (await createKey(s.server.api, token(), "write")).secret;
+    s.server.clock.advance(24 * 60 * 60 * 1000 + 1);
+    const late = await s.server.api.post(`/v1/agents/${agent.body.id}/chat`, { session_id: opened.body.session_id, message: "still there?" }, { token: key });
+    expect(late.status).toBe(404);
+    const { pruneChatSessions } = await import("../../src/modules/agents/chat.ts");
+    expect(pruneChatSessions(s.server.ctx)).toBeGreaterThanOrEqual(1);
   });
 });

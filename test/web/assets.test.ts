@@ -1,6 +1,7 @@
 // The browser scripts the binary serves: small, free of eval-like code, valid JavaScript, stable ETags;
 // the preview page escapes what it is given; the /assets/ routes cache and allow any origin.
 import { describe, expect, test } from "bun:test";
+import { WIDGET_LIMITS } from "../../src/modules/widgets/limits.ts";
 import { assetRoutes, embedScript, previewPage, voiceClientScript, voiceWorkletScript } from "../../src/web/assets.ts";
 
 const SCRIPTS = { "embed.js": embedScript, "voice-client.js": voiceClientScript, "voice-worklet.js": voiceWorkletScript };
@@ -38,6 +39,10 @@ describe("served scripts", () => {
       expect(new Bun.CryptoHasher("sha256").update(body).digest("hex").slice(0, 16)).toBe(etag.slice(8, 24));
     });
   }
+
+  test("the chat input takes no more characters than the server accepts", () => {
+    expect(embedScript().body).toContain(`maxlength: "${WIDGET_LIMITS.messageChars}"`);
+  });
 
   test("the widget styles itself only through a constructable stylesheet", () => {
     const { body } = embedScript();

@@ -1,4 +1,4 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, gt, lt } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { agentChatSessions } from "../../db/schema/index.ts";
 import { notFound } from "../../http/errors.ts";
@@ -30,7 +30,6 @@ export async function chat(
 ) {
   const agent = getAgent(ctx, workspaceId, agentId);
   const now = ctx.clock.now();
-  ctx.db.delete(agentChatSessions).where(lt(agentChatSessions.expiresAt, now)).run();
   let sessionId = input.session_id;
   let stored: StoredSession;
   const said: string[] = [];
@@ -38,7 +37,11 @@ export async function chat(
   const turnLog = { action: null as null | { type: "end" | "transfer"; number?: string }, toolCalls: [] as { name: string; arguments: Record<string, unknown>; ok: boolean; result: unknown }[], error: null as string | null };
 
   if (sessionId) {
-    const row = ctx.db.select().from(agentChatSessions).where(and(eq(agentChatSessions.id, sessionId), eq(agentChatSessions.workspaceId, workspaceId), eq(agentChatSessions.agentId, agentId))).get();
+    const row = ctx.db
+      .select()
+      .from(agentChatSessions)
+      .where(and(eq(agentChatSessions.id, sessionId), eq(agentChatSessions.workspaceId, workspaceId), eq(agentChatSessions.agentId, agentId), gt(agentChatSessions.expiresAt, now)))
+      .get();
     if (!row) throw notFound("chat session");
     stored = row.state as unknown as StoredSession;
     conversation = new AgentConversation(brains, configOf(agent), { workspaceId, agentId, callId: null, variables: stored.variables });
@@ -74,4 +77,9 @@ export async function chat(
     tool_calls: turnLog.toolCalls,
     error: turnLog.error,
   };
+}
+
+/** Expired conversations out (a periodic sweep, so no message pays for it). */
+export function pruneChatSessions(ctx: AppContext): number {
+  return ctx.db.delete(agentChatSessions).where(lt(agentChatSessions.expiresAt, ctx.clock.now())).run().changes;
 }

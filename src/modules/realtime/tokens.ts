@@ -39,25 +39,21 @@ export function issueToken(ctx: AppContext, workspaceId: string, request: TokenR
   const now = ctx.clock.now();
   const ttl = request.expiresInS ?? DEFAULT_TOKEN_TTL_S;
   const { token, hash } = newOpaqueToken();
-  ctx.sqlite.transaction(() => {
-    // Redeemed or expired tokens are kept a day (support can tell "used" from "unknown"), then go.
-    ctx.db.delete(realtimeTokens).where(lt(realtimeTokens.expiresAt, now - DAY)).run();
-    ctx.db
-      .insert(realtimeTokens)
-      .values({
-        hash,
-        workspaceId,
-        agentId: request.agentId,
-        widgetId: request.widgetId ?? null,
-        variables: request.variables ?? {},
-        metadata: { ...(request.metadata ?? {}), ...(request.widgetId ? { widget_id: request.widgetId } : {}) },
-        createdAt: now,
-        expiresAt: now + ttl * 1000,
-        usedAt: null,
-        callId: null,
-      })
-      .run();
-  })();
+  ctx.db
+    .insert(realtimeTokens)
+    .values({
+      hash,
+      workspaceId,
+      agentId: request.agentId,
+      widgetId: request.widgetId ?? null,
+      variables: request.variables ?? {},
+      metadata: { ...(request.metadata ?? {}), ...(request.widgetId ? { widget_id: request.widgetId } : {}) },
+      createdAt: now,
+      expiresAt: now + ttl * 1000,
+      usedAt: null,
+      callId: null,
+    })
+    .run();
   return { token, expires_in: ttl, url: sessionUrl(ctx.publicUrl, token) };
 }
 
@@ -80,6 +76,11 @@ export function redeemToken(ctx: AppContext, token: string | undefined): Redeeme
   if (!row) throw new ApiError("unauthorized", "unknown session token");
   if (row.usedAt !== null) throw new ApiError("unauthorized", "this session token was already used; ask for a new one");
   throw new ApiError("token_expired", "the session token expired before the socket opened; ask for a new one");
+}
+
+/** Redeemed or expired tokens are kept a day (support can tell "used" from "unknown"), then go (a periodic sweep). */
+export function pruneTokens(ctx: AppContext): number {
+  return ctx.db.delete(realtimeTokens).where(lt(realtimeTokens.expiresAt, ctx.clock.now() - DAY)).run().changes;
 }
 
 /** The call a token opened, for support and the token's own record. */

@@ -63,6 +63,6 @@ export function findSession(db: Db, widgetId: string, sessionId: string): Widget
   return db.select().from(widgetSessions).where(and(eq(widgetSessions.id, sessionId), eq(widgetSessions.widgetId, widgetId))).get();
 }
 
-export function deleteExpiredSessions(db: Db, now: number): void {
-  db.delete(widgetSessions).where(lt(widgetSessions.expiresAt, now)).run();
+export function deleteExpiredSessions(db: Db, now: number): number {
+  return db.delete(widgetSessions).where(lt(widgetSessions.expiresAt, now)).run().changes;
 }

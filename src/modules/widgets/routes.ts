@@ -2,15 +2,15 @@ import { Elysia, status, t } from "elysia";
 import type { HttpContext } from "../../http/context.ts";
 import { admission, authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, notFound } from "../../http/errors.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
 import { requestMeta } from "../../http/request-meta.ts";
-import { embedScript, previewPage } from "../../web/assets.ts";
+import { embedScript, previewPage, scriptResponse } from "../../web/assets.ts";
 import { ChatBody, ChatReply, Widget, WidgetConfig, WidgetCreate, WidgetUpdate, VoiceToken, widgetConfigJson, widgetJson, type WidgetLook } from "./models.ts";
 import { normalizeRequestOrigin, originAllowed, originOfUrl } from "./origins.ts";
 import { listWidgets, findPublicWidget, type WidgetRow } from "./repo.ts";
-import { createWidget, deleteWidget, getWidget, publicWidget, updateWidget, widgetAgent, widgetChat, widgetVoiceToken, type WidgetServices } from "./service.ts";
+import { createWidget, deleteWidget, getWidget, updateWidget, widgetAgent, widgetChat, widgetVoiceToken, type WidgetServices } from "./service.ts";
 
 const doc = docsFor("Widgets");
 
@@ -80,10 +80,19 @@ function widgetPublicRoutes(ctx: HttpContext, services: WidgetServices) {
   // The instance's own pages (the preview) may always use a widget.
   const allowed = (widget: WidgetRow, origin: string | null) => origin !== null && (origin === ownOrigin() || originAllowed(widget.allowedOrigins, origin));
 
+  /** The widget a request names, read once per request (the CORS hook and the route both need it). */
+  const seen = new WeakMap<Request, WidgetRow | null>();
+  const lookUp = (request: Request, id: string): WidgetRow | null => {
+    let widget = seen.get(request);
+    if (widget === undefined) seen.set(request, (widget = findPublicWidget(ctx.db, id) ?? null));
+    return widget;
+  };
+
   /** Admits the request (public limit), then 404 for an unknown or deleted widget, then (when asked) 403 for a page not allowed. */
   const visitor = (originChecked: boolean) => async ({ request, params }: { request: Request; params: Record<string, string> }) => {
     await admit(request, "public");
-    const widget = publicWidget(ctx, params.id);
+    const widget = lookUp(request, params.id);
+    if (!widget) throw notFound("widget");
     if (originChecked && !allowed(widget, pageOrigin(request))) {
       const header = request.headers.get("origin");
       throw new ApiError(
@@ -114,7 +123,7 @@ function widgetPublicRoutes(ctx: HttpContext, services: WidgetServices) {
         } catch {
           return;
         }
-        const widget = findPublicWidget(ctx.db, id);
+        const widget = lookUp(request, id);
         if (widget && allowed(widget, normalizeRequestOrigin(origin))) set.headers["access-control-allow-origin"] = origin;
       })
       .get(
@@ -137,7 +146,7 @@ function widgetPublicRoutes(ctx: HttpContext, services: WidgetServices) {
         "/:id/embed.js",
         ({ request }) => {
           admitted(request);
-          return scriptResponse(request);
+          return scriptResponse(embedScript(), request);
         },
         {
           public: true,
@@ -209,30 +218,6 @@ function preflight(): Response {
       "access-control-max-age": String(PREFLIGHT_MAX_AGE),
     },
   });
-}
-
-const gzipped = new Map<string, Uint8Array>();
-
-/** The runtime script: cached by browsers for 5 minutes, revalidated by ETag, gzipped when the client takes it. */
-function scriptResponse(request: Request): Response {
-  const { body, etag } = embedScript();
-  const headers: Record<string, string> = {
-    "content-type": "text/javascript; charset=utf-8",
-    "cache-control": "public, max-age=300",
-    etag,
-    vary: "Accept-Encoding",
-    "x-content-type-options": "nosniff",
-  };
-  const match = request.headers.get("if-none-match");
-  if (match && match.split(",").some((tag) => tag.trim() === "*" || tag.trim().replace(/^W\//, "") === etag)) return new Response(null, { status: 304, headers });
-  if (!/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) return new Response(body, { headers });
-  let compressed = gzipped.get(etag);
-  if (!compressed) {
-    compressed = Bun.gzipSync(body);
-    gzipped.clear();
-    gzipped.set(etag, compressed);
-  }
-  return new Response(compressed, { headers: { ...headers, "content-encoding": "gzip" } });
 }
 
 /**

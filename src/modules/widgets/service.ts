@@ -111,19 +111,17 @@ export function deleteWidget(ctx: AppContext, workspaceId: string, id: string): 
   ctx.db.delete(widgets).where(and(eq(widgets.workspaceId, workspaceId), eq(widgets.id, id))).run();
 }
 
+/** Expired visitor sessions out (a periodic sweep; reads already ignore them). */
+export function pruneWidgetSessions(ctx: AppContext): number {
+  return repo.deleteExpiredSessions(ctx.db, ctx.clock.now());
+}
+
 /** For deleting an agent: the widgets that would lose their agent, one sentence each. */
 export function widgetsUsingAgent(ctx: AppContext, workspaceId: string, agentId: string): string[] {
   return repo.widgetsOfAgent(ctx.db, workspaceId, agentId).map((row) => `widget ${row.id} "${row.name}" talks with it`);
 }
 
 // ---- What visitors' pages reach (public, origin-checked by the routes) ----
-
-/** A widget by id for a visitor: unknown and deleted widgets are 404 at once (nothing is cached). */
-export function publicWidget(ctx: AppContext, id: string): WidgetRow {
-  const row = repo.findPublicWidget(ctx.db, id);
-  if (!row) throw notFound("widget");
-  return row;
-}
 
 /** The widget's agent, or null when it was deleted from under the widget. */
 export function widgetAgent(widget: WidgetRow, agentConfig: AgentLookup): AgentConfig | null {
@@ -194,7 +192,6 @@ export async function widgetChat(ctx: AppContext, services: WidgetServices, widg
   if (input.session_id) return continueSession(ctx, services, widget, input.session_id, message, now);
 
   const visitor = visitorOf(ctx, clientIp);
-  repo.deleteExpiredSessions(ctx.db, now);
   checkNewSessionAllowed(ctx, widget, visitor, now);
   const key = `${widget.id}:${visitor}`;
   openingCount(ctx, key, 1);

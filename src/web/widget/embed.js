@@ -178,7 +178,8 @@
 
     var callButton = voice ? el("button", { type: "button", class: "c", "aria-label": "Start voice call" }, ["Start voice call"]) : null;
     if (voice) panel.append(el("div", { class: "v" }, [callButton]));
-    var input = chat ? el("input", { class: "i", type: "text", "aria-label": "Message", placeholder: "Type a message\u2026", autocomplete: "off", maxlength: "4000" }) : null;
+    // maxlength: the server's limit per message (WIDGET_LIMITS.messageChars; test/web checks they agree).
+    var input = chat ? el("input", { class: "i", type: "text", "aria-label": "Message", placeholder: "Type a message\u2026", autocomplete: "off", maxlength: "2000" }) : null;
     var send = chat ? el("button", { type: "submit", class: "s" }, ["Send"]) : null;
     var form = chat ? el("form", { class: "f" }, [input, send]) : null;
     if (chat) panel.append(form);
