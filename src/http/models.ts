@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import type { TLiteral, TSchema, TUnion } from "@sinclair/typebox";
 import { ERROR_CODES } from "./errors.ts";
+import { nameSchemas } from "../lib/schema-names.ts";
 
 /** Shapes shared by every module's routes. */
 export const Timestamp = t.String({ format: "date-time", description: "ISO 8601, UTC" });
@@ -38,3 +39,5 @@ export function OneOf<const T extends readonly [string, ...string[]]>(values: T,
   type Literals = { [K in keyof T]: TLiteral<T[K]> };
   return t.Union(values.map((value) => t.Literal(value)), options) as unknown as TUnion<Literals extends readonly TSchema[] ? [...Literals] : never>;
 }
+
+nameSchemas({ Problem });

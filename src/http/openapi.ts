@@ -3,10 +3,12 @@ import type { HttpContext } from "./context.ts";
 import type { AppContext } from "../core/context.ts";
 import { VERSION } from "../core/version.ts";
 import { authPlugin } from "./auth.ts";
+import { TAGS, type Tag } from "./docs.ts";
+import { pascal, SchemaComponents, toJsonSchema } from "./openapi-components.ts";
+import { errorResponses, IDEMPOTENCY_KEY, problemResponses, type ProblemName } from "./openapi-errors.ts";
 import { Problem } from "./models.ts";
 import type { RouteAuth } from "./permissions.ts";
 import type { RouteIndex, RouteInfo } from "./route-index.ts";
-import { uncoerce } from "./validation.ts";
 import { AGENT_EVENT_TYPES, EVENT_DATA, TEST_EVENT_TYPE, WORKSPACE_EVENT_TYPES, agentEnvelope, workspaceEnvelope } from "../webhooks/event-types.ts";
 import { brandSignatureHeader } from "../webhooks/signing.ts";
 
@@ -27,28 +29,35 @@ const AUTH_DESCRIPTION: Record<RouteAuth, string> = {
 export function buildOpenApi(ctx: AppContext, routes: RouteIndex): Json {
   const paths: Record<string, Json> = {};
   const tags = new Set<string>();
+  const components = new SchemaComponents();
+  components.named(toJsonSchema(Problem)!, "Problem");
+  const problems = new Set<ProblemName>();
   for (const route of routes.all()) {
     if (!route.path.startsWith("/v1/") || route.method === "HEAD" || (route.hooks.detail as Json | undefined)?.hide) continue;
-    const operation = describeOperation(route);
+    const operation = describeOperation(route, components, problems);
     for (const tag of (operation.tags as string[] | undefined) ?? []) tags.add(tag);
     const path = route.path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1");
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operation;
   }
+  const webhooks = webhookDocs(ctx.brand.name, components);
+  tags.add("Webhook events");
   return {
     openapi: "3.1.0",
     info: {
       title: `${ctx.brand.name} API`,
       version: VERSION,
+      license: { name: "MIT", identifier: "MIT" },
+      contact: { name: ctx.brand.name, url: ctx.publicUrl },
       description:
         `REST API of ${ctx.brand.name}, a self-hosted platform for AI voice agents. Errors are RFC 9457 problem+json; lists use cursor pagination ` +
         "(`limit`, `cursor` → `has_more`, `next_cursor`); POST accepts `Idempotency-Key`. Every response carries `RateLimit-Limit`, " +
         "`RateLimit-Remaining` and `RateLimit-Reset`. `x-required-scope` on each operation names the credential it needs.",
     },
     servers: [{ url: ctx.publicUrl }],
-    tags: [...tags].sort().map((name) => ({ name })),
+    tags: [...tags].sort().map((name) => ({ name, description: TAGS[name as Tag] })),
     paths,
-    webhooks: webhookDocs(ctx.brand.name),
+    webhooks,
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -57,50 +66,45 @@ export function buildOpenApi(ctx: AppContext, routes: RouteIndex): Json {
           description: `An API key (\`sk_${ctx.brand.slug}_live_…\`) or a user's access token from /v1/auth/login. Users may pick another of their workspaces with \`X-Workspace-Id\`.`,
         },
       },
-      schemas: { Problem: toJsonSchema(Problem) },
+      responses: problemResponses(problems),
+      parameters: { IdempotencyKey: IDEMPOTENCY_KEY },
+      schemas: Object.fromEntries(Object.entries(components.schemas).sort(([a], [b]) => a.localeCompare(b))),
     },
   };
 }
 
-function describeOperation(route: RouteInfo): Json {
+function describeOperation(route: RouteInfo, components: SchemaComponents, problems: Set<ProblemName>): Json {
   const { "x-probe": _probe, "x-body-types": _types, "x-max-body-bytes": _limit, "x-body-stream": _stream, "x-body-raw": _raw, "x-response-types": _responseTypes, ...detail } = (route.hooks.detail as Json | undefined) ?? {};
   const auth = route.auth ?? "public";
   const hasBody = Boolean(route.hooks.body);
   const parameters: Json[] = [];
   const pathNames = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+  const name = pascal(String(detail.operationId));
   const paramsSchema = toJsonSchema(route.hooks.params) as { properties?: Record<string, Json> } | undefined;
   for (const name of pathNames) {
     parameters.push({ name, in: "path", required: true, schema: paramsSchema?.properties?.[name] ?? { type: "string" } });
   }
   const query = toJsonSchema(route.hooks.query) as { properties?: Record<string, Json>; required?: string[] } | undefined;
-  for (const [name, schema] of Object.entries(query?.properties ?? {})) {
+  for (const [param, schema] of Object.entries(query?.properties ?? {})) {
     const { description, ...rest } = schema;
-    parameters.push({ name, in: "query", required: query?.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: rest });
+    parameters.push({ name: param, in: "query", required: query?.required?.includes(param) ?? false, ...(description ? { description } : {}), schema: components.refs(rest) });
   }
-  if (route.method === "POST") {
-    parameters.push({
-      name: "Idempotency-Key",
-      in: "header",
-      required: false,
-      description: "Repeat a POST safely: the first response is replayed for 24 h; the same key with a different body is 409.",
-      schema: { type: "string", maxLength: 255 },
-    });
-  }
+  if (route.method === "POST") parameters.push({ $ref: "#/components/parameters/IdempotencyKey" });
   const operation: Json = {
     ...detail,
     description: [detail.description, `**Auth:** ${AUTH_DESCRIPTION[auth]}`].filter(Boolean).join("\n\n"),
     "x-required-scope": auth,
     security: auth === "public" || auth === "carrier" || auth === "token" ? [] : [{ bearerAuth: [] }],
     parameters,
-    responses: { ...successResponses(route), ...errorResponses(route, auth, hasBody || route.bodyTypes.length > 0, pathNames.length > 0, Boolean(query)) },
+    responses: { ...successResponses(route, components, name), ...errorResponses(route, auth, { body: hasBody || route.bodyTypes.length > 0, pathParams: pathNames.length > 0, query: Boolean(query) }, problems) },
   };
-  if (hasBody) operation.requestBody = { required: true, content: requestContent(route) };
-  else if (route.bodyTypes.length) operation.requestBody = { required: true, content: uploadContent(route) };
+  if (hasBody) operation.requestBody = { required: true, content: requestContent(route, components, name) };
+  else if (route.bodyTypes.length) operation.requestBody = { required: true, content: uploadContent(route, components, name) };
   return operation;
 }
 
 /** JSON variants under application/json; variants with a file part under multipart/form-data. */
-function requestContent(route: RouteInfo): Json {
+function requestContent(route: RouteInfo, components: SchemaComponents, name: string): Json {
   const schema = toJsonSchema(route.hooks.body) as Json;
   const variants = (schema.anyOf as Json[] | undefined) ?? [schema];
   const hasFile = (variant: Json) => Object.values((variant.properties as Record<string, Json> | undefined) ?? {}).some((p) => p.format === "binary");
@@ -108,31 +112,31 @@ function requestContent(route: RouteInfo): Json {
   const one = (list: Json[]) => (list.length === 1 ? list[0] : { ...clean, anyOf: list });
   const content: Json = {};
   const json = variants.filter((v) => !hasFile(v));
-  if (json.length) content["application/json"] = { schema: one(json) };
+  if (json.length) content["application/json"] = { schema: components.named(one(json), `${name}Request`) };
   for (const type of route.bodyTypes) {
     const files = variants.filter(hasFile);
-    content[type] = { schema: type === "multipart/form-data" && files.length ? one(files) : { type: "string" } };
+    content[type] = { schema: type === "multipart/form-data" && files.length ? components.named(one(files), `${name}Upload`) : { type: "string" } };
   }
   return content;
 }
 
 /** Routes that read their upload themselves (no JSON schema): a `file` part, or the raw body. */
-function uploadContent(route: RouteInfo): Json {
+function uploadContent(route: RouteInfo, components: SchemaComponents, name: string): Json {
   const content: Json = {};
   for (const type of route.bodyTypes) {
     content[type] = {
       schema:
         type === "multipart/form-data"
-          ? { type: "object", properties: { file: { type: "string", format: "binary" } }, required: ["file"] }
+          ? components.named({ type: "object", properties: { file: { type: "string", format: "binary" } }, required: ["file"] }, `${name}Upload`)
           : type === "application/json"
-            ? { type: "object", description: "Read as the exact bytes sent (a signature covers them)" }
+            ? components.named({ type: "object", description: "Read as the exact bytes sent (a signature covers them)" }, `${name}Request`)
             : { type: "string" },
     };
   }
   return content;
 }
 
-function successResponses(route: RouteInfo): Json {
+function successResponses(route: RouteInfo, components: SchemaComponents, name: string): Json {
   if (route.websocket) return { "101": { description: "Switching Protocols: the connection is now the WebSocket described above" } };
   const declared = route.responses;
   // Files and CSV exports name their media types (`x-response-types`); everything else answers JSON.
@@ -142,40 +146,11 @@ function successResponses(route: RouteInfo): Json {
     if (!/^[1-5]\d\d$/.test(status)) continue;
     const json = toJsonSchema(schema) as Json | undefined;
     const description = (json?.description as string | undefined) ?? ({ "201": "Created", "202": "Accepted", "204": "No content" }[status] ?? "Success");
-    const content = Object.fromEntries(types.map((type) => [type, { schema: type === "application/json" ? json : { type: "string", format: "binary" } }]));
+    const content = Object.fromEntries(types.map((type) => [type, { schema: type === "application/json" && json ? components.named(json, `${name}Response`) : { type: "string", format: "binary" } }]));
     out[status] = json?.type === "void" || status === "204" ? { description } : { description, content };
   }
   if (Object.keys(out).length === 0) out["200"] = { description: "Success" };
   return out;
-}
-
-function errorResponses(route: RouteInfo, auth: RouteAuth, hasBody: boolean, hasPathParams: boolean, hasQuery: boolean): Json {
-  const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } });
-  const out: Json = {};
-  if (hasBody) {
-    out["400"] = problem("Malformed JSON");
-    out["413"] = problem("Body over the size limit");
-    out["415"] = problem("Content-Type not accepted");
-  }
-  if (auth === "carrier") out["403"] = problem("The carrier's signature is missing or does not verify (`forbidden`)");
-  else if (auth === "token") {
-    out["401"] = problem("The session token is missing, unknown, already used (`unauthorized`) or expired (`token_expired`)");
-    out["403"] = problem("A widget visitor's token used from another origin than the one it was issued to (`forbidden`)");
-  } else if (auth !== "public") {
-    out["401"] = problem("Missing, invalid or expired credential (`unauthorized`, `token_expired`)");
-    out["403"] = problem(auth === "user" ? "An API key was used where a user session is needed" : "The credential lacks the required scope (`insufficient_scope`)");
-  }
-  if (hasPathParams) out["404"] = problem("No such object in this workspace");
-  if (route.method === "POST") out["409"] = problem("Conflict, or an Idempotency-Key reused with a different body");
-  if (hasBody || hasQuery || hasPathParams) out["422"] = problem("Validation failed; `errors[]` names each field");
-  out["429"] = problem("Rate limit exceeded; see `Retry-After`");
-  return out;
-}
-
-/** TypeBox schemas are JSON Schema already; strip TypeBox's symbols and Elysia's query coercions. */
-function toJsonSchema(schema: unknown): Json | undefined {
-  if (!schema) return undefined;
-  return JSON.parse(JSON.stringify(uncoerce(schema))) as Json;
 }
 
 export function openApiRoutes(ctx: HttpContext, routes: RouteIndex) {
@@ -188,7 +163,7 @@ export function openApiRoutes(ctx: HttpContext, routes: RouteIndex) {
 }
 
 /** Every event Parley sends, with its envelope and `data`, as OpenAPI 3.1 webhooks. */
-function webhookDocs(brandName: string): Json {
+function webhookDocs(brandName: string, components: SchemaComponents): Json {
   const signature = brandSignatureHeader(brandName);
   const headers = [
     { name: signature, in: "header", required: true, schema: { type: "string" }, description: "`sha256=<hex HMAC-SHA256 of the raw body>` keyed with the secret string; during a rotation a comma-separated list (newest first)" },
@@ -204,8 +179,10 @@ function webhookDocs(brandName: string): Json {
         summary: channel === "agent" ? `${type} (call lifecycle, to the agent's webhook_url)` : `${type} (outcome, to subscribed workspace endpoints)`,
         operationId: `webhook_${type.replace(/\./g, "_")}`,
         tags: ["Webhook events"],
+        // Receivers check the signatures above, not a credential of Parley's.
+        security: [],
         parameters: headers,
-        requestBody: { required: true, content: { "application/json": { schema: toJsonSchema(envelope) } } },
+        requestBody: { required: true, content: { "application/json": { schema: components.named(toJsonSchema(envelope)!, `${pascal(type)}Event`) } } },
         responses: {
           "200": { description: "Any 2xx acknowledges. 4xx (but 408/429) is final; 5xx, time-outs (10 s) and network errors retry at 1 min, 5 min, 30 min, 2 h, 6 h and 24 h." },
         },

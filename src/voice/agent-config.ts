@@ -2,6 +2,7 @@ import { t, type Static } from "elysia";
 import { OneOf } from "../http/models.ts";
 import { AGENT_EVENT_TYPES } from "../webhooks/event-types.ts";
 import { Flow, defaultFlow } from "./brains/flow/schema.ts";
+import { nameSchemas } from "../lib/schema-names.ts";
 
 // The agent's configuration, field by field. Every field is documented here because this schema
 // IS the API reference (it generates the OpenAPI document).
@@ -152,3 +153,5 @@ export function withDefaults(input: AgentInput & { name: string }, workspaceLang
     metadata: input.metadata ?? {},
   };
 }
+
+nameSchemas({ LlmBrain, FlowBrain, Brain, AgentVoice: Voice, AgentTranscriber: Transcriber, TurnTaking, Voicemail, AgentTool, ExtractionField, AgentCreate, AgentUpdate });

@@ -4,7 +4,7 @@
 // PARLEY_FUZZ_SEED and PARLEY_FUZZ_RUNS (per operation) reproduce or widen a run.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { servedOperations } from "../helpers/contract.ts";
+import { dereference, servedOperations } from "../helpers/contract.ts";
 import { createKey, registerUser } from "../helpers/fixtures.ts";
 import { arbitraryFor, bodyArbitrary, junk } from "../helpers/schema-arbitrary.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -28,7 +28,7 @@ const remember = (family: string, id: string | undefined) => id && (ids[family] 
 
 beforeAll(async () => {
   server = await startTestServer();
-  doc = (await server.api.get("/openapi.json")).body;
+  doc = dereference((await server.api.get("/openapi.json")).body);
   const user = await registerUser(server.api, "fuzz");
   userToken = user.token;
   key = (await createKey(server.api, user.token, "admin")).secret;

@@ -50,3 +50,19 @@ export function samePath(a: string, b: string): boolean {
 
 /** Operations that end the caller's own session: matrices give them a fresh session per call. */
 export const SESSION_ENDING = new Set(["POST /v1/auth/logout"]);
+
+/** The document with every `$ref` replaced by what it names (for tests that read schemas in place). */
+export function dereference<T>(doc: T): T {
+  const root = doc as Record<string, any>;
+  const resolve = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(resolve);
+    if (!node || typeof node !== "object") return node;
+    const ref = (node as { $ref?: string }).$ref;
+    if (typeof ref === "string" && ref.startsWith("#/")) {
+      const target = ref.slice(2).split("/").reduce((at: any, key) => at?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], root);
+      return resolve(target);
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, resolve(value)]));
+  };
+  return resolve(doc) as T;
+}

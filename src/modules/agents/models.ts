@@ -4,6 +4,7 @@ import { toIso } from "../../lib/time.ts";
 import { agentFields } from "../../voice/agent-config.ts";
 import type { AgentRow } from "./repo.ts";
 import { configOf } from "./service.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 export const Agent = t.Composite([
   t.Object({
@@ -69,3 +70,5 @@ export const WebhookSecret = t.Object({ webhook_secret: t.String({ description: 
 export function agentJson(row: AgentRow) {
   return { id: row.id, object: "agent" as const, version: row.version, created_at: toIso(row.createdAt), updated_at: toIso(row.updatedAt), ...configOf(row) };
 }
+
+nameSchemas({ Agent, AgentWithSecret, AgentVersion, AgentChatRequest: ChatRequest, AgentChatResponse: ChatResponse, TestFunctionRequest, ToolInvocation, AgentWebhookSecret: WebhookSecret });

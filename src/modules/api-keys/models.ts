@@ -2,6 +2,7 @@ import { t } from "elysia";
 import { NullableTimestamp, Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
 import type { ApiKeyRow } from "./repo.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 export const KeyScope = t.Union([t.Literal("read-only"), t.Literal("write"), t.Literal("admin")], {
   description: "read-only: GET only; write: everything except billing, members, API keys and white-label; admin: everything",
@@ -51,3 +52,5 @@ export function apiKeyJson(row: ApiKeyRow) {
     last_used_at: toIso(row.lastUsedAt),
   };
 }
+
+nameSchemas({ KeyScope, ApiKey, ApiKeyWithSecret, ApiKeyCreate, ApiKeyUpdate });

@@ -7,6 +7,7 @@ import { IdParam, Timestamp } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
 import { parseIso, toIso } from "../../lib/time.ts";
 import { findAudit, listAudit, type AuditRow } from "./repo.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 const doc = docsFor("Audit log");
 
@@ -84,3 +85,5 @@ export function auditLogRoutes(ctx: HttpContext) {
       { auth: "admin", params: IdParam, response: { 200: AuditEntry }, detail: doc("getAuditEntry", "One audit entry") },
     );
 }
+
+nameSchemas({ AuditEntry });

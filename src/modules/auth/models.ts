@@ -5,6 +5,7 @@ import { ApiKey } from "../api-keys/models.ts";
 import { Workspace } from "../workspaces/models.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./passwords.ts";
 import type { SessionRow, UserRow } from "./repo.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 const Password = t.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, description: `At least ${PASSWORD_MIN_LENGTH} characters` });
 const Role = t.Union([t.Literal("owner"), t.Literal("admin"), t.Literal("member"), t.Literal("viewer")]);
@@ -85,3 +86,5 @@ export function sessionJson(row: SessionRow, currentId: string) {
     expires_at: toIso(row.expiresAt),
   };
 }
+
+nameSchemas({ User, Tokens, Registered, RegisterRequest: RegisterBody, LoginRequest: LoginBody, RefreshRequest: RefreshBody, ProfileUpdate, PasswordChange, ForgotPasswordRequest: ForgotBody, ResetPasswordRequest: ResetBody, MeUser, MeApiKey, Me, Session });

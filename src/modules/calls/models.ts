@@ -3,6 +3,7 @@ import { NullableTimestamp, OneOf, Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
 import { CALL_STATUSES, type calls } from "../../db/schema/index.ts";
 import { E164 } from "../phone-numbers/models.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 type CallRow = typeof calls.$inferSelect;
 
@@ -140,3 +141,5 @@ export function callJson(row: CallRow, publicUrl: string) {
     updated_at: toIso(row.updatedAt),
   };
 }
+
+nameSchemas({ CallTurn: Turn, Call, Simulation, OutboundCallRequest: OutboundBody, CallEvent });

@@ -4,6 +4,7 @@ import { NullableTimestamp, OneOf, Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
 import { Simulation } from "../calls/models.ts";
 import { E164 } from "../phone-numbers/models.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 export type ContactRow = typeof campaignContacts.$inferSelect;
@@ -145,3 +146,5 @@ export function contactJson(row: ContactRow) {
     updated_at: toIso(row.updatedAt),
   };
 }
+
+nameSchemas({ CampaignWindow: WindowInput, CampaignRetry: RetryInput, CampaignCreate, CampaignUpdate, CampaignCounts: Counts, Campaign, CampaignContact: Contact });

@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { Timestamp } from "../../http/models.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 import { toIso } from "../../lib/time.ts";
 import type { CarrierConnection, CarrierStatus } from "../../telephony/types.ts";
 
@@ -9,7 +10,7 @@ const Credentials = t.Record(t.String(), t.String({ minLength: 1, maxLength: 409
 /** The schemas, for the carrier kinds this build has. */
 export function carrierModels(kinds: [string, ...string[]], summaries: string) {
   const Kind = t.Union(kinds.map((kind) => t.Literal(kind)) as [ReturnType<typeof t.Literal<string>>], { description: summaries });
-  return {
+  const models = {
     CarrierConnectionJson: t.Object({
       id: t.String({ description: "`car_…`, or `simulated` for the built-in carrier every workspace has" }),
       object: t.Literal("carrier_connection"),
@@ -42,6 +43,8 @@ export function carrierModels(kinds: [string, ...string[]], summaries: string) {
       { additionalProperties: false },
     ),
   };
+  nameSchemas({ CarrierConnection: models.CarrierConnectionJson, CarrierConnectionCreate: models.CarrierCreate, CarrierConnectionUpdate: models.CarrierUpdate }, { rebuilt: true });
+  return models;
 }
 
 const mask = (secret: string) => `••••${secret.length > 8 ? secret.slice(-4) : ""}`;

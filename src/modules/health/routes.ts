@@ -5,6 +5,7 @@ import { VERSION } from "../../core/version.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { offlineRecognition } from "../../voice/speech/engines.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 const doc = docsFor("Health");
 
@@ -69,3 +70,5 @@ function checkVectorSearch(ctx: AppContext): { status: "ok" | "failing"; detail?
     return { status: "failing", detail: (error as Error).message };
   }
 }
+
+nameSchemas({ Health });

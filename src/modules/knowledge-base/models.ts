@@ -2,6 +2,7 @@ import { t } from "elysia";
 import { NullableTimestamp, OneOf, Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
 import type { KnowledgeBaseRow, SourceRow } from "./repo.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 const Embedder = t.Object(
   {
@@ -132,3 +133,5 @@ export function sourceJson(row: SourceRow) {
     updated_at: toIso(row.updatedAt),
   };
 }
+
+nameSchemas({ KnowledgeBaseCreate, KnowledgeBaseUpdate, KnowledgeBase, KnowledgeSource: Source, KnowledgeSourceCreate: SourceCreate, KnowledgeQuery: Query, KnowledgeQueryResult: QueryResult });

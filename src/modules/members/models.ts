@@ -3,6 +3,7 @@ import { Email, Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
 import { Workspace } from "../workspaces/models.ts";
 import type { InvitationRow, MemberView } from "./repo.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 export const MemberRole = t.Union([t.Literal("owner"), t.Literal("admin"), t.Literal("member"), t.Literal("viewer")], {
   description: "owner/admin: everything; member: read and write; viewer: read only",
@@ -62,3 +63,5 @@ export function invitationJson(row: InvitationRow, token: string, acceptUrl: str
     created_at: toIso(row.createdAt),
   };
 }
+
+nameSchemas({ MemberRole, InvitableRole, Member, MemberWithWorkspace, Invitation, InviteRequest: InviteBody, MemberUpdate: RoleChange });

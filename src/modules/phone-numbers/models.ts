@@ -2,6 +2,7 @@ import { t } from "elysia";
 import { Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
 import type { phoneNumbers } from "../../db/schema/index.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
 
@@ -64,3 +65,5 @@ export function phoneNumberJson(row: PhoneNumberRow) {
     updated_at: toIso(row.updatedAt),
   };
 }
+
+nameSchemas({ PhoneNumber, AvailableNumber, BuyPhoneNumberRequest: BuyBody, ImportPhoneNumberRequest: ImportBody, PhoneNumberUpdate, AssignPhoneNumberRequest: AssignBody });

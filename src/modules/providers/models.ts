@@ -2,6 +2,7 @@ import { t } from "elysia";
 import { OneOf, Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
 import { type ProviderRow } from "../../providers/store.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 export const PROVIDER_KINDS = ["openai-compatible", "deepgram", "elevenlabs"] as const;
 
@@ -85,3 +86,5 @@ export function builtinProviderJson() {
     updated_at: null,
   };
 }
+
+nameSchemas({ Provider, ProviderCreate, ProviderUpdate, ProviderCheck: CheckResult });

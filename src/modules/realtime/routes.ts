@@ -10,6 +10,7 @@ import type { AgentConfig } from "../../voice/agent-config.ts";
 import type { WebCalls } from "../../telephony/types.ts";
 import { sessionRoutes } from "./session-route.ts";
 import type { IssuedToken, TokenRequest } from "./tokens.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 const doc = docsFor("Realtime");
 
@@ -110,3 +111,5 @@ export function realtimeRoutes(ctx: HttpContext, services: RealtimeServices) {
     },
   );
 }
+
+nameSchemas({ RealtimeTokenRequest: TokenBody, RealtimeToken: SessionToken, RealtimeHealth });

@@ -3,6 +3,7 @@ import { SCHEDULE_STATUSES, type scheduleRuns, type schedules } from "../../db/s
 import { NullableTimestamp, OneOf, Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
 import { E164 } from "../phone-numbers/models.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 export type ScheduleRow = typeof schedules.$inferSelect;
 type RunRow = typeof scheduleRuns.$inferSelect;
@@ -64,3 +65,5 @@ export function scheduleJson(row: ScheduleRow, runs: RunRow[]) {
     updated_at: toIso(row.updatedAt),
   };
 }
+
+nameSchemas({ ScheduleCreate, ScheduleUpdate, Schedule });

@@ -2,6 +2,7 @@ import { t, type Static } from "elysia";
 import { Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
 import type { ToolRow } from "./repo.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 const JsonSchemaObject = t.Object(
   { type: t.Literal("object"), properties: t.Optional(t.Record(t.String(), t.Unknown())), required: t.Optional(t.Array(t.String())) },
@@ -50,3 +51,5 @@ export function toolConfigOf(row: ToolRow): ToolConfig {
 export function toolJson(row: ToolRow, headerNames: string[]) {
   return { id: row.id, object: "tool" as const, ...toolConfigOf(row), header_names: headerNames, created_at: toIso(row.createdAt), updated_at: toIso(row.updatedAt) };
 }
+
+nameSchemas({ Tool, ToolWithSecret, ToolCreate, ToolUpdate });

@@ -15,6 +15,7 @@ import { isBuiltinVoice } from "../../voice/speech/builtin/index.ts";
 import { SpeechProviderError } from "../../voice/speech/types.ts";
 import { findProvider } from "../../providers/store.ts";
 import { allProviders } from "../../providers/store.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 const doc = docsFor("Voices");
 
@@ -102,7 +103,7 @@ export function voiceRoutes(ctx: HttpContext) {
         auth: "write",
         body: PreviewBody,
         response: { 200: t.String({ description: "audio/wav (16 kHz mono) or audio/mpeg" }) },
-        detail: doc("previewVoice", "Synthesize a sample"),
+        detail: { ...doc("previewVoice", "Synthesize a sample"), "x-response-types": ["audio/wav", "audio/mpeg"] },
       },
     );
 }
@@ -118,3 +119,5 @@ async function mp3Of(wav: Uint8Array): Promise<Uint8Array> {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+nameSchemas({ Voice, VoicePreviewRequest: PreviewBody });

@@ -4,6 +4,7 @@ import { toIso } from "../../lib/time.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints, events } from "../../db/schema/index.ts";
 import { BREAKER_THRESHOLD } from "../../webhooks/delivery.ts";
 import { WORKSPACE_EVENT_TYPES } from "../../webhooks/event-types.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 type EventRow = typeof events.$inferSelect;
@@ -183,3 +184,4 @@ export function attemptJson(row: AttemptRow) {
   };
 }
 
+nameSchemas({ WebhookEndpoint: Endpoint, WebhookEndpointWithSecret: EndpointWithSecret, WebhookEndpointCreate: EndpointCreate, WebhookEndpointUpdate: EndpointUpdate, WebhookAttempt: Attempt, WebhookDelivery: Delivery, Event, EventWithDeliveries, WebhookTestResult: TestResult });

@@ -3,6 +3,7 @@ import { OneOf, Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
 import { WIDGET_LIMITS } from "./limits.ts";
 import type { WidgetRow } from "./repo.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 const Colour = (description: string) => t.String({ pattern: "^#[0-9a-fA-F]{6}$", description: `#rrggbb: ${description}` });
 const Mode = OneOf(["chat", "voice", "both"], { description: "What the visitor gets: a chat box, a voice call button, or both" });
@@ -137,3 +138,5 @@ export function widgetJson(row: WidgetRow, publicUrl: string) {
 export function widgetConfigJson(row: WidgetRow, agentName: string | null) {
   return { id: row.id, object: "widget_config" as const, mode: row.mode, look: row.look as WidgetLook, agent_name: agentName };
 }
+
+nameSchemas({ WidgetLook: Look, WidgetCreate, WidgetUpdate, Widget, WidgetConfig, WidgetChatRequest: ChatBody, WidgetChatReply: ChatReply, WidgetVoiceToken: VoiceToken });

@@ -153,7 +153,7 @@ function widgetPublicRoutes(ctx: HttpContext, services: WidgetServices) {
           params: IdParam,
           transform: visitor(false),
           response: { 200: t.String({ description: "text/javascript: the widget runtime (ETag; 304 on If-None-Match)" }) },
-          detail: { ...doc("getWidgetEmbedScript", "Runtime JavaScript", "Load it with the widget's `embed.snippet`. Not origin-checked (a <script> sends no Origin); the data routes are."), "x-response-types": ["text/javascript"] },
+          detail: { ...doc("getWidgetEmbedScript", "Runtime JavaScript", "Load it with the widget's `embed.snippet`. Not origin-checked (a script element sends no Origin); the data routes are."), "x-response-types": ["text/javascript"] },
         },
       )
       .post("/:id/chat", ({ request, body }) => widgetChat(ctx, services, admitted(request), requestMeta(request).ip, body), {

@@ -2,6 +2,7 @@ import { t } from "elysia";
 import { Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
 import type { WorkspaceRow } from "./repo.ts";
+import { nameSchemas } from "../../lib/schema-names.ts";
 
 export const Workspace = t.Object({
   id: t.String({ description: "`ws_…`" }),
@@ -39,3 +40,5 @@ export function workspaceJson(row: WorkspaceRow) {
     updated_at: toIso(row.updatedAt),
   };
 }
+
+nameSchemas({ Workspace, WorkspaceWithRole, WorkspaceCreate, WorkspaceUpdate });
