@@ -27,40 +27,12 @@ export function idempotency(ctx: AppContext) {
       if (key === null) return;
       if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new ApiError("bad_request", "Idempotency-Key must be 1-255 visible ASCII characters");
       const meta = requestMeta(request);
-      const scope = scopeOf(meta);
+      const claim = (bodyText: string) => claimKey(ctx, meta, key, sha256Hex(`${request.method} ${route} ${new URL(request.url).pathname} ${bodyText}`));
       // A streamed upload is not read yet: its type and length stand in for its bytes.
-      const bodyText = body instanceof StreamedBody ? `stream ${body.type} ${request.headers.get("content-length")}` : JSON.stringify(body ?? null);
-      const requestHash = sha256Hex(`${request.method} ${route} ${new URL(request.url).pathname} ${bodyText}`);
-      const now = ctx.clock.now();
-      const existing = ctx.db
-        .select()
-        .from(idempotencyKeys)
-        .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)))
-        .get();
-      if (existing && existing.expiresAt > now) {
-        if (existing.requestHash !== requestHash) {
-          throw new ApiError("idempotency_key_reused", "this Idempotency-Key was used with a different request; use a new key");
-        }
-        if (existing.status !== null) {
-          meta.status = existing.status;
-          return new Response(existing.responseBody ? unseal(ctx.keys.encryption, existing.responseBody) : null, {
-            status: existing.status,
-            headers: { ...meta.headers, "content-type": existing.contentType ?? "application/json", "idempotent-replayed": "true" },
-          });
-        }
-        if (now - existing.createdAt < ABANDONED_AFTER_MS) {
-          throw new ApiError("idempotency_in_progress", "a request with this Idempotency-Key is still being processed; retry shortly");
-        }
-      }
-      ctx.db
-        .insert(idempotencyKeys)
-        .values({ scope, key, requestHash, status: null, createdAt: now, expiresAt: now + RETENTION_MS })
-        .onConflictDoUpdate({
-          target: [idempotencyKeys.scope, idempotencyKeys.key],
-          set: { requestHash, status: null, responseBody: null, createdAt: now, expiresAt: now + RETENTION_MS },
-        })
-        .run();
-      meta.idempotency = { scope, key };
+      if (body instanceof StreamedBody) return claim(`stream ${body.type} ${request.headers.get("content-length")}`);
+      // A multipart form's files count by their bytes (JSON would write each as `{}`).
+      if (hasFiles(body)) return formFingerprint(body as Record<string, unknown>).then(claim);
+      return claim(JSON.stringify(body ?? null));
     })
     .onAfterHandle({ as: "global" }, ({ request, responseValue, set }) => {
       const meta = findRequestMeta(request);
@@ -68,6 +40,56 @@ export function idempotency(ctx: AppContext) {
       const { status, body, contentType } = serialise(responseValue, set.status);
       settleIdempotency(ctx, meta, status, body, contentType);
     });
+}
+
+/** Replays the stored answer, refuses a reused or busy key, or claims the key for this request. */
+function claimKey(ctx: AppContext, meta: RequestMeta, key: string, requestHash: string): Response | undefined {
+  const scope = scopeOf(meta);
+  const now = ctx.clock.now();
+  const existing = ctx.db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)))
+    .get();
+  if (existing && existing.expiresAt > now) {
+    if (existing.requestHash !== requestHash) {
+      throw new ApiError("idempotency_key_reused", "this Idempotency-Key was used with a different request; use a new key");
+    }
+    if (existing.status !== null) {
+      meta.status = existing.status;
+      return new Response(existing.responseBody ? unseal(ctx.keys.encryption, existing.responseBody) : null, {
+        status: existing.status,
+        headers: { ...meta.headers, "content-type": existing.contentType ?? "application/json", "idempotent-replayed": "true" },
+      });
+    }
+    if (now - existing.createdAt < ABANDONED_AFTER_MS) {
+      throw new ApiError("idempotency_in_progress", "a request with this Idempotency-Key is still being processed; retry shortly");
+    }
+  }
+  ctx.db
+    .insert(idempotencyKeys)
+    .values({ scope, key, requestHash, status: null, createdAt: now, expiresAt: now + RETENTION_MS })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.scope, idempotencyKeys.key],
+      set: { requestHash, status: null, responseBody: null, createdAt: now, expiresAt: now + RETENTION_MS },
+    })
+    .run();
+  meta.idempotency = { scope, key };
+  return undefined;
+}
+
+function hasFiles(body: unknown): boolean {
+  return !!body && typeof body === "object" && Object.values(body).some((value) => value instanceof Blob || (Array.isArray(value) && value.some((v) => v instanceof Blob)));
+}
+
+async function formFingerprint(form: Record<string, unknown>): Promise<string> {
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(form).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      parts.push(item instanceof Blob ? `${name}=file:${item.type}:${item.size}:${sha256Hex(new Uint8Array(await item.arrayBuffer()))}` : `${name}=${JSON.stringify(item)}`);
+    }
+  }
+  return `form ${parts.join("&")}`;
 }
 
 /** Stores the final answer (or frees the key after a 5xx). Called by the success path and the error handler. */

@@ -27,6 +27,23 @@ describe("Idempotency-Key on POST", () => {
     expect(clash.body.code).toBe("idempotency_key_reused");
   });
 
+  test("a multipart upload counts by its file's bytes: the same file is replayed, another file under the key is 409", async () => {
+    const kb = (await s.server.api.post("/v1/knowledge-base", { name: "Uploads" }, { token: s.user.token })).body.id;
+    const send = (text: string) => {
+      const form = new FormData();
+      form.append("file", new File([text], "notes.txt", { type: "text/plain" }));
+      return fetch(`${s.server.url}/v1/knowledge-base/${kb}/sources`, { method: "POST", headers: { authorization: `Bearer ${s.user.token}`, "idempotency-key": "upload-1" }, body: form });
+    };
+    const first = await send("We open at nine.");
+    expect(first.status).toBe(202);
+    const again = await send("We open at nine.");
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(((await again.json()) as any).id).toBe(((await first.json()) as any).id);
+    const other = await send("We open at ten!!");
+    expect(other.status).toBe(409);
+    expect(((await other.json()) as any).code).toBe("idempotency_key_reused");
+  });
+
   test("4xx answers are replayed too; keys are per credential", async () => {
     const headers = { "idempotency-key": "bad-1" };
     const bad = await s.server.api.post("/v1/api-keys", { name: "x", scope: "root" }, { token: s.user.token, headers });

@@ -31,6 +31,11 @@ describe("src/ imports", () => {
     }
     expect(upward).toEqual([]);
   });
+
+  test("the client libraries import only themselves (they are published alone)", () => {
+    const outside = [...graph].filter(([file]) => file.startsWith("sdk/")).flatMap(([file, targets]) => targets.filter((t) => !t.startsWith("sdk/")).map((t) => `${file} -> ${t}`));
+    expect(outside).toEqual([]);
+  });
 });
 
 /**

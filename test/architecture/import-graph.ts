@@ -1,6 +1,6 @@
 // The import graph of src/, type-only imports included, read from the source text so that
 // `import type` and `export … from` count like any other edge (bundlers drop them; design does not).
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
 const IMPORT = /(?:^|[\s;])(?:import|export)\s[^;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
@@ -10,6 +10,7 @@ export type ImportGraph = Map<string, string[]>;
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
+    if (name === "dist" || name === "node_modules") return []; // build output of the client library
     if (statSync(path).isDirectory()) return sourceFiles(path);
     // Plain .js files are browser code the server embeds as text; they are files the graph must know.
     return /\.(tsx?|js)$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
@@ -25,7 +26,10 @@ export function importGraph(root: string): ImportGraph {
     for (const match of text.matchAll(IMPORT)) {
       const spec = match[1] ?? match[2] ?? match[3];
       if (!spec.startsWith(".")) continue;
-      targets.add(relative(root, resolve(dirname(file), spec)));
+      // ESM TypeScript names the compiled file (`./errors.js` for errors.ts).
+      const target = resolve(dirname(file), spec);
+      const source = target.endsWith(".js") && !existsSync(target) && existsSync(target.replace(/\.js$/, ".ts")) ? target.replace(/\.js$/, ".ts") : target;
+      targets.add(relative(root, source));
     }
     graph.set(relative(root, file), [...targets]);
   }

@@ -1,6 +1,8 @@
 // Which part of src/ may import which: a file may import files of its own layer or a lower one,
 // never a higher one, so dependencies run one way (../shared/STYLE.md). Longest prefix wins.
 export const LAYERS: readonly (readonly string[])[] = [
+  // The client libraries stand alone (they ship on their own); architecture.test.ts checks they import only themselves.
+  ["sdk/"],
   ["lib/"],
   ["config/", "db/", "net/", "core/version.ts"],
   ["core/"],

@@ -6,15 +6,15 @@ import { join } from "node:path";
 import { ApiClient } from "../helpers/client.ts";
 import { buildPdf } from "../helpers/pdf.ts";
 import { pocketsphinxAvailability } from "../../src/voice/speech/builtin/index.ts";
-import { ROOT, runParley, spawnServer, type ServerProcess } from "../helpers/process.ts";
+import { builtBinary } from "../helpers/binary.ts";
+import { runParley, spawnServer, type ServerProcess } from "../helpers/process.ts";
 
 const work = mkdtempSync(join(tmpdir(), "parley-binary-"));
-const binary = join(work, "parley");
+let binary: string;
 let server: ServerProcess;
 
 beforeAll(async () => {
-  const build = Bun.spawnSync([process.execPath, join(ROOT, "scripts", "build.ts"), binary], { stdout: "pipe", stderr: "pipe" });
-  if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
+  binary = await builtBinary(); // built once per run, shared with the client libraries' tests
   // A clean environment: no PATH to bun, no NODE_PATH, run from the filesystem root.
   server = await spawnServer([binary], ["--data-dir", join(work, "data")], { cwd: "/", env: { PATH: "/usr/bin:/bin", HOME: work } });
 }, 120_000);

@@ -42,6 +42,8 @@ export interface TestServerOptions {
   webhookTimeoutMs?: number;
   /** Start the fake clock here (epoch ms); default: now. */
   startAt?: number;
+  /** A clock of the test's own (default: a ManualClock standing still at `startAt`). */
+  clock?: ManualClock;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     publicRateLimitPerMinute: "100000",
     ...options.settings,
   });
-  const clock = new ManualClock(options.startAt ?? Date.now());
+  const clock = options.clock ?? new ManualClock(options.startAt ?? Date.now());
   const logs: string[] = [];
   const logger: Logger = createLogger("info", (line) => logs.push(line));
   if (options.webhookTimeoutMs) config.webhookTimeoutMs = options.webhookTimeoutMs;

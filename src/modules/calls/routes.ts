@@ -120,7 +120,7 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
         params: IdParam,
         query: t.Object({ format: t.Optional(t.Union([t.Literal("json"), t.Literal("text")])) }),
         response: { 200: t.Object({ object: t.Literal("transcript"), call_id: t.String(), erased: t.Boolean(), turns: t.Array(Turn) }) },
-        detail: doc("getCallTranscript", "Transcript (JSON turns; `?format=text`)"),
+        detail: { ...doc("getCallTranscript", "Transcript (JSON turns; `?format=text` for plain text)"), "x-response-types": ["application/json", "text/plain"] },
       },
     )
     .get(

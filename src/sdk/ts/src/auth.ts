@@ -1,0 +1,81 @@
+import { AuthenticationError, ParleyError } from "./errors.js";
+
+/** A signed-in person's pair of tokens (what /v1/auth/login and /refresh answer). */
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+}
+
+export type AuthCall = (path: "/v1/auth/login" | "/v1/auth/refresh", body: Record<string, string>) => Promise<TokenPair>;
+
+/**
+ * The credential a request carries. An API key is sent as it is. A person's session signs in lazily
+ * with e-mail and password and refreshes when the server says `token_expired`: one refresh however many
+ * requests met the expiry at once, and when it fails every one of them gets that same error.
+ */
+export class Credentials {
+  private access: string | null;
+  private refresh: string | null;
+  private pending: Promise<void> | null = null;
+
+  constructor(
+    private readonly options: { apiKey?: string; email?: string; password?: string; accessToken?: string; refreshToken?: string },
+    private readonly call: AuthCall,
+  ) {
+    this.access = options.accessToken ?? null;
+    this.refresh = options.refreshToken ?? null;
+  }
+
+  get tokens(): TokenPair | null {
+    return this.access && this.refresh ? { access_token: this.access, refresh_token: this.refresh } : null;
+  }
+
+  /** Whether an expired access token can be replaced. */
+  get renewable(): boolean {
+    return !this.options.apiKey && (this.refresh !== null || this.options.password !== undefined);
+  }
+
+  /** The bearer credential for the next request (signing in first if that is all we have). */
+  async bearer(): Promise<string | null> {
+    if (this.options.apiKey) return this.options.apiKey;
+    if (this.pending) await this.pending; // a renewal under way: wait for it (and share its failure)
+    if (!this.access && this.options.email && this.options.password) await this.once(() => this.login());
+    return this.access;
+  }
+
+  /** The server refused `used` as expired: renew it, unless another request already has. */
+  async renew(used: string | null): Promise<void> {
+    if (this.pending) return this.pending;
+    if (used !== this.access) return;
+    return this.once(async () => {
+      if (this.refresh) {
+        try {
+          this.adopt(await this.call("/v1/auth/refresh", { refresh_token: this.refresh }));
+          return;
+        } catch (error) {
+          if (!this.options.password) throw error instanceof ParleyError ? error : new AuthenticationError(401, { code: "unauthorized", detail: String(error) }, new Headers());
+        }
+      }
+      await this.login();
+    });
+  }
+
+  private async login(): Promise<void> {
+    const { email, password } = this.options;
+    if (!email || !password) throw new AuthenticationError(401, { code: "unauthorized", detail: "the session expired and there is no way to renew it" }, new Headers());
+    this.adopt(await this.call("/v1/auth/login", { email, password }));
+  }
+
+  private adopt(pair: TokenPair): void {
+    this.access = pair.access_token;
+    this.refresh = pair.refresh_token;
+  }
+
+  /** Runs `work` once for every caller that arrives while it runs; all of them share its outcome. */
+  private once(work: () => Promise<void>): Promise<void> {
+    this.pending ??= work().finally(() => {
+      this.pending = null;
+    });
+    return this.pending;
+  }
+}

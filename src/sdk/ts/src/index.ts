@@ -1,0 +1,32 @@
+import { ApiClient, type ClientOptions } from "./client.js";
+import type { TokenPair } from "./auth.js";
+import { ParleyResources } from "./generated/root.js";
+
+/**
+ * The Parley API: `new Parley({ apiKey })` (or `{ email, password }`), then one property per
+ * resource: `client.agents.create(...)`, `client.calls.outbound(...)`, `client.campaigns.upload(id, file)`.
+ */
+export class Parley extends ParleyResources {
+  constructor(options: ClientOptions = {}) {
+    super(new ApiClient(options));
+  }
+
+  get baseUrl(): string {
+    return this.api.baseUrl;
+  }
+
+  /** The session's current tokens (renewed as they expire); null with an API key. */
+  get tokens(): TokenPair | null {
+    return this.api.tokens;
+  }
+}
+
+export default Parley;
+export type { ClientOptions, RequestOptions } from "./client.js";
+export type { TokenPair } from "./auth.js";
+export * from "./errors.js";
+export { type Page, PagePromise } from "./pagination.js";
+export type { Uploadable } from "./uploads.js";
+export { OPERATIONS } from "./generated/resources.js";
+export type * from "./generated/types.js";
+export { isAgentEvent, isWorkspaceEvent, parseWebhookEvent, verifyWebhook, WebhookVerificationError, type VerifyOptions } from "./webhooks.js";
