@@ -24,7 +24,7 @@ export class SchemaComponents {
 
   constructor(named: ReadonlyMap<string, object> = namedSchemas()) {
     for (const [name, schema] of named) {
-      const key = JSON.stringify(toJsonSchema(schema));
+      const key = shapeKey(toJsonSchema(schema));
       if (!this.byShape.has(key)) this.byShape.set(key, name);
     }
   }
@@ -48,7 +48,7 @@ export class SchemaComponents {
     if (Array.isArray(node)) return node.map((item) => this.visit(item, false));
     if (!node || typeof node !== "object") return node;
     if (!isRoot) {
-      const name = this.byShape.get(JSON.stringify(node));
+      const name = this.byShape.get(shapeKey(node));
       if (name) return this.define(name, node as Json);
     }
     const out: Json = {};
@@ -74,6 +74,14 @@ export class SchemaComponents {
     this.schemas[name] ??= list;
     return ref(name);
   }
+}
+
+/**
+ * A schema's identity for matching: its JSON without `additionalProperties`, which Elysia adds in place
+ * to a schema a route answers with directly while the copies TypeBox made of it elsewhere keep none.
+ */
+function shapeKey(schema: unknown): string {
+  return JSON.stringify(schema, (key, value) => (key === "additionalProperties" && typeof value === "boolean" ? undefined : value));
 }
 
 function ref(name: string): Json {

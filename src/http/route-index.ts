@@ -1,3 +1,4 @@
+import { Kind } from "@sinclair/typebox";
 import type { Guard } from "./auth.ts";
 import type { RouteAuth } from "./permissions.ts";
 
@@ -48,6 +49,10 @@ export class RouteIndex {
 
   /** Filled once the app has registered every module. */
   load(routes: ElysiaRoute[]): void {
+    for (const route of routes) {
+      closeObjects(route.hooks?.response);
+      closeObjects(route.hooks?.body);
+    }
     this.routes = routes
       .filter((route) => route.method !== "ALL")
       .map((route) => {
@@ -109,5 +114,18 @@ export class RouteIndex {
     const methods = new Set(this.routes.filter((route) => route.pattern.test(urlPath)).map((route) => route.method));
     if (methods.has("GET")) methods.add("HEAD");
     return [...methods].sort();
+  }
+}
+
+/**
+ * Elysia sets `additionalProperties: false` on an object body or response schema that does not say, in
+ * place, the first time the route runs; done here at start instead, so that what the OpenAPI document
+ * (and the client libraries generated from it) says does not depend on which routes have run yet.
+ */
+function closeObjects(schemaOrByStatus: unknown): void {
+  if (!schemaOrByStatus || typeof schemaOrByStatus !== "object") return;
+  const schemas = Kind in schemaOrByStatus ? [schemaOrByStatus] : Object.values(schemaOrByStatus);
+  for (const schema of schemas as Record<string, unknown>[]) {
+    if (schema && schema.type === "object" && !("additionalProperties" in schema)) schema.additionalProperties = false;
   }
 }

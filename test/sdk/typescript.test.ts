@@ -1,6 +1,7 @@
 // The TypeScript library (src/sdk/ts) against real servers: the journey under Bun from source against
-// Parley from source, and compiled under Node against dist/parley; then what needs the server's clock:
-// renewal of an expired session, a 429 waited out; webhook verification; the contract with /openapi.json.
+// Parley from source, and compiled under Node and Deno against dist/parley (a browser: test/browser/sdk.test.ts);
+// then what needs the server's clock (renewal of an expired session, a 429 waited out), webhook
+// verification, and the contract with /openapi.json.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,8 +14,9 @@ import { SDK_RATE_LIMIT, type SdkServer, startSdkServer } from "./harness.ts";
 
 const SOURCE = join(ROOT, "src/sdk/ts/src/index.ts");
 
-async function journey(runtime: string, sdk: string, server: SdkServer): Promise<string> {
-  const child = Bun.spawn([runtime, join(ROOT, "test/sdk/ts-journey.mjs")], { env: { ...process.env, ...server.env, PARLEY_SDK: sdk }, stdout: "pipe", stderr: "pipe" });
+async function journey(runtime: string, sdk: string, server: SdkServer, runtimeArgs: string[] = []): Promise<string> {
+  const env = { ...process.env, ...server.env, PARLEY_SDK: sdk, DENO_NO_UPDATE_CHECK: "1" };
+  const child = Bun.spawn([runtime, ...runtimeArgs, join(ROOT, "test/sdk/ts-journey.mjs")], { env, stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   if (code !== 0) throw new Error(`journey failed (${code}):\n${out}\n${err}`);
   return out;
@@ -64,6 +66,17 @@ describe("from source, under Bun", () => {
     expect(counts.get("/v1/auth/login")).toBe(1);
     expect(counts.get("/v1/auth/refresh")).toBe(1);
     expect(client.tokens!.access_token).not.toBe(before);
+  });
+
+  test("auth.login signs the client in; an API-key client stays on its key", async () => {
+    const { email, password } = await person(server, "login");
+    const client = new Parley({ baseUrl: server.url });
+    await client.auth.login({ email, password });
+    expect((await client.auth.me()).object).toBe("user");
+    const key = (await client.apiKeys.create({ name: "k", scope: "read-only" })).key;
+    const keyed = new Parley({ baseUrl: server.url, apiKey: key });
+    await keyed.auth.login({ email, password });
+    expect((await keyed.auth.me()).object).toBe("api_key");
   });
 
   test("a failed renewal surfaces as one error to every waiting call", async () => {
@@ -160,7 +173,7 @@ describe("from source, under Bun", () => {
   });
 });
 
-describe("compiled, under Node, against dist/parley", () => {
+describe("compiled, under Node and Deno, against dist/parley", () => {
   let server: SdkServer;
   let out: string;
   beforeAll(async () => {
@@ -175,8 +188,10 @@ describe("compiled, under Node, against dist/parley", () => {
     rmSync(out, { recursive: true, force: true });
   });
 
-  test("the same journey, from the package's JavaScript", async () => {
-    const output = await journey("node", join(out, "index.js"), server);
-    expect(output).toContain("journey complete");
+  test("the same journey from the package's JavaScript, under Node and under Deno at once", async () => {
+    const deno = join(ROOT, "node_modules/.bin/deno"); // the `deno` dev dependency: its binary comes in a registry package
+    const [underNode, underDeno] = await Promise.all([journey("node", join(out, "index.js"), server), journey(deno, join(out, "index.js"), server, ["run", "--allow-all", "--no-prompt"])]);
+    expect(underNode).toContain("journey complete");
+    expect(underDeno).toContain("journey complete");
   }, 180_000);
 });

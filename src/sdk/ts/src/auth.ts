@@ -32,7 +32,7 @@ export class Credentials {
 
   /** Whether an expired access token can be replaced. */
   get renewable(): boolean {
-    return !this.options.apiKey && (this.refresh !== null || this.options.password !== undefined);
+    return !this.options.apiKey && this.refresh !== null;
   }
 
   /** The bearer credential for the next request (signing in first if that is all we have). */
@@ -48,15 +48,13 @@ export class Credentials {
     if (this.pending) return this.pending;
     if (used !== this.access) return;
     return this.once(async () => {
-      if (this.refresh) {
-        try {
-          this.adopt(await this.call("/v1/auth/refresh", { refresh_token: this.refresh }));
-          return;
-        } catch (error) {
-          if (!this.options.password) throw error instanceof ParleyError ? error : new AuthenticationError(401, { code: "unauthorized", detail: String(error) }, new Headers());
-        }
+      // No refresh token yet (a client given only e-mail and password that never signed in): sign in.
+      if (!this.refresh) return this.login();
+      try {
+        this.adopt(await this.call("/v1/auth/refresh", { refresh_token: this.refresh }));
+      } catch (error) {
+        throw error instanceof ParleyError ? error : new AuthenticationError(401, { code: "unauthorized", detail: String(error) }, new Headers());
       }
-      await this.login();
     });
   }
 
@@ -66,7 +64,9 @@ export class Credentials {
     this.adopt(await this.call("/v1/auth/login", { email, password }));
   }
 
-  private adopt(pair: TokenPair): void {
+  /** Acts with this pair from now on (what register, login and refresh answered), unless the client uses an API key. */
+  adopt(pair: TokenPair): void {
+    if (this.options.apiKey) return;
     this.access = pair.access_token;
     this.refresh = pair.refresh_token;
   }

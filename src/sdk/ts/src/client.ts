@@ -117,7 +117,12 @@ export class ApiClient {
         }
         throw error;
       }
-      if (response.ok) return (await read(response, spec.response)) as T;
+      if (response.ok) {
+        const value = await read(response, spec.response);
+        // `client.auth.login(...)` (and register, refresh) signs the client in, as the constructor's e-mail and password would.
+        if (authenticate && TOKEN_ISSUERS.has(spec.path) && isTokenPair(value)) this.credentials.adopt(value);
+        return value as T;
+      }
       const body = await read(response, "json").catch(() => null);
       const error = errorFor(response.status, body, response.headers);
       if (response.status === 401 && error.code === "token_expired" && authenticate && !renewed && this.credentials.renewable) {
@@ -175,6 +180,12 @@ export class ApiClient {
       options.signal?.removeEventListener("abort", onAbort);
     }
   }
+}
+
+const TOKEN_ISSUERS = new Set(["/v1/auth/register", "/v1/auth/login", "/v1/auth/refresh"]);
+
+function isTokenPair(value: unknown): value is TokenPair {
+  return !!value && typeof value === "object" && typeof (value as TokenPair).access_token === "string" && typeof (value as TokenPair).refresh_token === "string";
 }
 
 function backoff(attempt: number): number {
