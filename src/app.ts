@@ -34,6 +34,7 @@ import { scheduleRoutes } from "./modules/schedules/routes.ts";
 import { toolRoutes } from "./modules/tools/routes.ts";
 import { voiceRoutes } from "./modules/voices/routes.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
+import { walletRoutes } from "./modules/wallet/routes.ts";
 import { widgetRoutes } from "./modules/widgets/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 
@@ -93,7 +94,8 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(scheduleRoutes(ctx))
     .use(realtimeRoutes(ctx, services))
     .use(widgetRoutes(ctx, { agentConfig: services.agentConfig, agentChat: services.agentChat, realtimeToken: services.realtimeToken }))
-    .use(webhookRoutes(ctx));
+    .use(webhookRoutes(ctx))
+    .use(walletRoutes(ctx));
   // Each carrier's own callbacks and media sockets, under /v1/telephony/<kind>/.
   for (const kind of services.carriers.kinds()) {
     if (!kind.routes) continue;

@@ -155,4 +155,10 @@ export const SURFACE: Record<string, string> = {
   deleteWebhookEndpoint: "webhooks.delete",
   rotateWebhookSecret: "webhooks.rotateSecret",
   testWebhookEndpoint: "webhooks.test",
+
+  getWallet: "wallet.get",
+  getWalletUsage: "wallet.usage",
+  getPricing: "pricing.get",
+  setPricing: "pricing.set",
+  creditWorkspace: "operator.creditWorkspace",
 };

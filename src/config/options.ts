@@ -27,6 +27,7 @@ export interface ConfigValues {
   jobLeaseSeconds: number;
   offline: boolean;
   scheduleGraceMinutes: number;
+  currency: string;
 }
 
 export const OPTIONS: OptionSpec[] = [
@@ -45,5 +46,6 @@ export const OPTIONS: OptionSpec[] = [
   { key: "logLevel", flag: "log-level", env: "PARLEY_LOG_LEVEL", type: "string", default: "info", help: "debug, info, warn or error" },
   { key: "offline", flag: "offline", env: "PARLEY_OFFLINE", type: "boolean", default: false, help: "air-gapped: never fetch from the internet (knowledge-base URLs are refused)" },
   { key: "scheduleGraceMinutes", flag: "schedule-grace-minutes", env: "PARLEY_SCHEDULE_GRACE_MINUTES", type: "integer", default: 15, help: "a scheduled call missed while the server was down still runs if it is at most this late" },
+  { key: "currency", flag: "currency", env: "PARLEY_CURRENCY", type: "string", default: "USD", help: "ISO 4217 code of the instance's money: wallets, prices and charges are in it" },
   { key: "jobLeaseSeconds", flag: "job-lease-seconds", env: "PARLEY_JOB_LEASE_SECONDS", type: "integer", default: 30, help: "how long a crashed worker's jobs wait before they run again" },
 ];

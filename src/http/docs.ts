@@ -19,6 +19,9 @@ export const TAGS = {
   Realtime: "Browser voice: a short-lived session token and the WebSocket that carries the call.",
   Widgets: "Chat and voice bubbles for web sites: configuration, embed script and their public routes.",
   Webhooks: "Workspace endpoints for outcome events, deliveries, dead letters with replay, and the events log.",
+  Wallet: "The workspace's balance in micro-units of the instance currency, its append-only ledger and what it was spent on.",
+  Pricing: "The operator's per-minute rates and number fees, with the dates they apply from.",
+  Operator: "The instance operator's console: tenant workspaces and their wallets.",
   "Webhook events": "What Parley sends to webhook receivers: the call lifecycle to an agent's `webhook_url`, outcomes to subscribed endpoints.",
 } as const;
 

@@ -40,6 +40,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["modules/schedules/"],
   ["modules/realtime/"],
   ["modules/widgets/"],
+  ["modules/wallet/"],
   ["modules/health/"],
   ["app.ts"],
   ["server.ts"],

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect } from "bun:test";
 import type { ApiClient } from "./client.ts";
 import { startTestServer, type TestServer, type TestServerOptions } from "./server.ts";
+import { hashPassword } from "../../src/modules/auth/passwords.ts";
+import { createUser } from "../../src/modules/auth/service.ts";
 
 let counter = 0;
 
@@ -23,6 +25,16 @@ export async function registerUser(api: ApiClient, label = "user"): Promise<Regi
   const res = await api.post("/v1/auth/register", { email, password, name: label });
   expect(res.status).toBe(201);
   return { email, password, userId: res.body.user.id, workspaceId: res.body.workspace.id, token: res.body.access_token, refreshToken: res.body.refresh_token };
+}
+
+/** A user of the instance operator's workspace (as `parley user create --operator` makes one), signed in. */
+export async function registerOperator(server: TestServer, label = "operator"): Promise<RegisteredUser> {
+  const email = uniqueEmail(label);
+  const password = "operator password long";
+  createUser(server.ctx, { email, passwordHash: await hashPassword(password), name: label, operator: true });
+  const res = await server.api.post("/v1/auth/login", { email, password });
+  expect(res.status).toBe(200);
+  return { email, password, userId: "", workspaceId: res.body.workspace_id, token: res.body.access_token, refreshToken: res.body.refresh_token };
 }
 
 export async function createKey(api: ApiClient, token: string, scope: "read-only" | "write" | "admin", name = `${scope} key`) {

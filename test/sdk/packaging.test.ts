@@ -41,7 +41,10 @@ test("the npm package: packed, installed into an empty project, imported by Node
 test("the Python wheel: built by pip, installed, imported from where pip put it", async () => {
   const python = "/usr/bin/python3"; // Debian's, with python3-pip, -setuptools and -wheel from the CI packages
   const wheels = join(work, "wheels");
-  await run([python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", wheels, join(ROOT, "src/sdk/python")], work, { PIP_NO_INDEX: "1" });
+  // Built from a copy: setuptools leaves build/ and *.egg-info beside the sources it builds.
+  const source = join(work, "python");
+  cpSync(join(ROOT, "src/sdk/python"), source, { recursive: true, filter: (path) => !/__pycache__|\/tests(\/|$)/.test(path) });
+  await run([python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", wheels, source], work, { PIP_NO_INDEX: "1" });
   const wheel = readdirSync(wheels).find((name) => name.endsWith(".whl"));
   expect(wheel).toMatch(/^parley_sdk-\d+\.\d+\.\d+-py3-none-any\.whl$/);
   const listing = await run([python, "-c", "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))", join(wheels, wheel!)], work);

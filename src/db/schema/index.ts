@@ -13,3 +13,5 @@ export * from "./calls.ts";
 export * from "./campaigns.ts";
 export * from "./telephony.ts";
 export * from "./browser.ts";
+export * from "./money.ts";
+export * from "./front-door.ts";

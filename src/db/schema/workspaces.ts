@@ -9,6 +9,9 @@ export const workspaces = sqliteTable("workspaces", {
   defaultCountry: text("default_country"),
   /** The workspace of the instance operator (the reseller running the box). */
   isOperator: integer("is_operator", { mode: "boolean" }).notNull().default(false),
+  /** Set by the operator: the workspace's keys and calls stop at once (403 `workspace_suspended`). */
+  suspendedAt: integer("suspended_at"),
+  suspendedReason: text("suspended_reason"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });

@@ -23,6 +23,8 @@ export function createWorkspaceWithOwner(ctx: AppContext, userId: string, input:
     defaultLanguage: input.default_language ?? "en-US",
     defaultCountry: input.default_country ?? null,
     isOperator: options.operator ?? false,
+    suspendedAt: null,
+    suspendedReason: null,
     createdAt: now,
     updatedAt: now,
   };

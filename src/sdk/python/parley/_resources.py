@@ -34,6 +34,8 @@ from ._types import (
     CarrierConnection,
     CarrierConnectionCreate,
     CarrierConnectionUpdate,
+    CreditRequest,
+    CreditResult,
     DuplicateAgentRequest,
     Event,
     EventWithDeliveries,
@@ -61,6 +63,8 @@ from ._types import (
     PasswordChange,
     PhoneNumber,
     PhoneNumberUpdate,
+    Pricing,
+    PricingUpdate,
     ProfileUpdate,
     Provider,
     ProviderCheck,
@@ -90,6 +94,8 @@ from ._types import (
     UploadCampaignContactsResponse,
     User,
     VoicePreviewRequest,
+    Wallet,
+    WalletUsage,
     WebhookAttempt,
     WebhookDelivery,
     WebhookEndpoint,
@@ -1731,6 +1737,66 @@ class WebhooksResource(Resource):
         return self._call("testWebhookEndpoint", (id,), idempotency_key=idempotency_key, timeout=timeout)
 
 
+class WalletResource(Resource):
+    """`client.wallet`"""
+
+    def get(self, *, timeout: Optional[float] = None) -> Wallet:
+        """Current balance
+
+        GET /v1/wallet
+        """
+        return self._call("getWallet", (), timeout=timeout)
+
+    def usage(
+        self,
+        *,
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> WalletUsage:
+        """Spend by day, agent and category
+
+        GET /v1/wallet/usage
+        """
+        return self._call("getWalletUsage", (), query={"from": from_, "to": to}, timeout=timeout)
+
+
+class PricingResource(Resource):
+    """`client.pricing`"""
+
+    def get(self, *, timeout: Optional[float] = None) -> Pricing:
+        """Current pricing
+
+        GET /v1/pricing
+        """
+        return self._call("getPricing", (), timeout=timeout)
+
+    def set(self, body: PricingUpdate, *, timeout: Optional[float] = None) -> Pricing:
+        """Set the instance's prices
+
+        PUT /v1/admin/pricing
+        """
+        return self._call("setPricing", (), body, timeout=timeout)
+
+
+class OperatorResource(Resource):
+    """`client.operator`"""
+
+    def credit_workspace(
+        self,
+        id: str,
+        body: CreditRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> CreditResult:
+        """Credit or debit a tenant wallet
+
+        POST /v1/admin/workspaces/{id}/credit
+        """
+        return self._call("creditWorkspace", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
+
+
 class Resources:
     """The resources every client carries as attributes."""
 
@@ -1753,6 +1819,9 @@ class Resources:
     realtime: RealtimeResource
     widgets: WidgetsResource
     webhooks: WebhooksResource
+    wallet: WalletResource
+    pricing: PricingResource
+    operator: OperatorResource
 
 
 RESOURCE_CLASSES: Dict[str, Type[Resource]] = {
@@ -1775,6 +1844,9 @@ RESOURCE_CLASSES: Dict[str, Type[Resource]] = {
     "realtime": RealtimeResource,
     "widgets": WidgetsResource,
     "webhooks": WebhooksResource,
+    "wallet": WalletResource,
+    "pricing": PricingResource,
+    "operator": OperatorResource,
 }
 
 OPERATIONS: Dict[str, Operation] = {
@@ -1910,4 +1982,9 @@ OPERATIONS: Dict[str, Operation] = {
     "deleteWebhookEndpoint": Operation("webhooks", "delete", "DELETE", "/v1/webhooks/{id}", "none", False),
     "rotateWebhookSecret": Operation("webhooks", "rotate_secret", "POST", "/v1/webhooks/{id}/rotate-secret", "json", False),
     "testWebhookEndpoint": Operation("webhooks", "test", "POST", "/v1/webhooks/{id}/test", "json", False),
+    "getWallet": Operation("wallet", "get", "GET", "/v1/wallet", "json", False),
+    "getWalletUsage": Operation("wallet", "usage", "GET", "/v1/wallet/usage", "json", False),
+    "getPricing": Operation("pricing", "get", "GET", "/v1/pricing", "json", False),
+    "setPricing": Operation("pricing", "set", "PUT", "/v1/admin/pricing", "json", False),
+    "creditWorkspace": Operation("operator", "credit_workspace", "POST", "/v1/admin/workspaces/{id}/credit", "json", False),
 }

@@ -78,6 +78,8 @@ __all__ = [
     "CarrierConnectionCreate",
     "CarrierConnectionList",
     "CarrierConnectionUpdate",
+    "CreditRequest",
+    "CreditResult",
     "DuplicateAgentRequest",
     "Event",
     "EventList",
@@ -123,6 +125,7 @@ __all__ = [
     "KnowledgeSourceProgress",
     "KnowledgeSource",
     "KnowledgeSourceList",
+    "LedgerEntry",
     "ListVoicesResponseErrorsItem",
     "ListVoicesResponse",
     "LlmBrain",
@@ -139,11 +142,19 @@ __all__ = [
     "PasswordChange",
     "PaymentSucceededEventData",
     "PaymentSucceededEvent",
+    "PerMinuteTelephonySimulated",
+    "PerMinuteTelephony",
+    "PerMinuteSpeech",
+    "PerMinute",
     "PhoneNumberInbound",
     "PhoneNumber",
     "PhoneNumberList",
     "PhoneNumberUpdateInbound",
     "PhoneNumberUpdate",
+    "PriceListNumberMonthly",
+    "PriceList",
+    "Pricing",
+    "PricingUpdate",
     "ProblemErrorsItem",
     "Problem",
     "ProfileUpdate",
@@ -197,6 +208,11 @@ __all__ = [
     "Voice",
     "Voicemail",
     "VoicePreviewRequest",
+    "Wallet",
+    "WalletUsageByDayItem",
+    "WalletUsageByAgentItem",
+    "WalletUsageByCategoryItem",
+    "WalletUsage",
     "WebhookAttempt",
     "WebhookAttemptList",
     "WebhookDelivery",
@@ -1681,6 +1697,55 @@ CarrierConnectionUpdate = TypedDict(
 )
 
 
+CreditRequest = TypedDict(
+    "CreditRequest",
+    {
+        "amount": int,  # Micro-units: positive credits the tenant, negative debits it (never below zero)
+        "note": str,  # Why: an invoice number, a goodwill credit, a correction
+    },
+)
+
+
+LedgerEntry = TypedDict(
+    "LedgerEntry",
+    {
+        "object": Literal["ledger_entry"],
+        "id": str,  # `led_…`
+        "workspace_id": str,
+        "amount": int,  # Micro-units; credits positive, charges negative
+        "balance_after": int,
+        "cause": Literal["topup", "call_usage", "number_fee", "operator_credit", "operator_debit", "refund", "adjustment"],
+        "category": Optional[str],
+        "ref_type": Optional[str],
+        "ref_id": Optional[str],
+        "note": Optional[str],
+        "created_at": str,  # ISO 8601, UTC
+    },
+)
+
+
+Wallet = TypedDict(
+    "Wallet",
+    {
+        "object": Literal["wallet"],
+        "workspace_id": str,
+        "currency": str,
+        "balance": int,  # Micro-units of `currency`
+        "balance_formatted": str,  # The balance in currency units, two decimals, e.g. `12.50`
+        "updated_at": str,  # ISO 8601, UTC
+    },
+)
+
+
+CreditResult = TypedDict(
+    "CreditResult",
+    {
+        "entry": LedgerEntry,
+        "wallet": Wallet,
+    },
+)
+
+
 DuplicateAgentRequest = TypedDict(
     "DuplicateAgentRequest",
     {
@@ -2314,6 +2379,47 @@ PaymentSucceededEvent = TypedDict(
 )
 
 
+PerMinuteTelephonySimulated = TypedDict(
+    "PerMinuteTelephonySimulated",
+    {
+        "inbound": int,  # per minute of an inbound call
+        "outbound": int,  # per minute of an outbound call
+    },
+)
+
+
+PerMinuteTelephony = TypedDict(
+    "PerMinuteTelephony",
+    {
+        "simulated": PerMinuteTelephonySimulated,
+        "sip": PerMinuteTelephonySimulated,
+        "twilio": PerMinuteTelephonySimulated,
+        "telnyx": PerMinuteTelephonySimulated,
+    },
+)
+
+
+PerMinuteSpeech = TypedDict(
+    "PerMinuteSpeech",
+    {
+        "builtin": int,  # per minute, recognition and synthesis by the built-in offline engines
+        "provider": int,  # per minute, recognition and synthesis by a provider connection
+    },
+)
+
+
+# Per-minute rates by category, each in micro-units; a call pays its carrier's line plus speech and LLM
+PerMinute = TypedDict(
+    "PerMinute",
+    {
+        "telephony": PerMinuteTelephony,
+        "browser_voice": int,  # per minute of a browser voice session
+        "speech": PerMinuteSpeech,
+        "llm": PerMinuteSpeech,
+    },
+)
+
+
 PhoneNumberInbound = TypedDict(
     "PhoneNumberInbound",
     {
@@ -2367,6 +2473,62 @@ PhoneNumberUpdate = TypedDict(
     },
     total=False,
 )
+
+
+PriceListNumberMonthly = TypedDict(
+    "PriceListNumberMonthly",
+    {
+        "simulated": int,  # per phone number per month
+        "sip": int,  # per phone number per month
+        "twilio": int,  # per phone number per month
+        "telnyx": int,  # per phone number per month
+    },
+)
+
+
+PriceList = TypedDict(
+    "PriceList",
+    {
+        "object": Literal["price_list"],
+        "id": Optional[str],  # null for the built-in prices of an instance whose operator set none (everything free)
+        "currency": str,  # ISO 4217; the instance's (`--currency`)
+        "effective_at": Optional[str],
+        "per_minute": PerMinute,
+        "number_monthly": PriceListNumberMonthly,
+    },
+)
+
+
+Pricing = TypedDict(
+    "Pricing",
+    {
+        "object": Literal["pricing"],
+        "current": PriceList,
+        "upcoming": List[PriceList],  # Price lists already set for a later date, soonest first
+    },
+)
+
+
+_PricingUpdateRequired = TypedDict(
+    "_PricingUpdateRequired",
+    {
+        "per_minute": PerMinute,
+        "number_monthly": PriceListNumberMonthly,
+    },
+)
+
+
+_PricingUpdateOptional = TypedDict(
+    "_PricingUpdateOptional",
+    {
+        "effective_at": str,  # When the prices apply (default now; never in the past)
+    },
+    total=False,
+)
+
+
+class PricingUpdate(_PricingUpdateRequired, _PricingUpdateOptional):
+    pass
 
 
 ProblemErrorsItem = TypedDict(
@@ -3023,6 +3185,51 @@ _VoicePreviewRequestOptional = TypedDict(
 
 class VoicePreviewRequest(_VoicePreviewRequestRequired, _VoicePreviewRequestOptional):
     pass
+
+
+WalletUsageByDayItem = TypedDict(
+    "WalletUsageByDayItem",
+    {
+        "day": str,  # YYYY-MM-DD, UTC
+        "amount": int,  # Micro-units spent
+        "seconds": int,  # Call seconds those charges paid for
+    },
+)
+
+
+WalletUsageByAgentItem = TypedDict(
+    "WalletUsageByAgentItem",
+    {
+        "agent_id": Optional[str],
+        "amount": int,  # Micro-units spent
+        "seconds": int,  # Call seconds those charges paid for
+    },
+)
+
+
+WalletUsageByCategoryItem = TypedDict(
+    "WalletUsageByCategoryItem",
+    {
+        "category": str,
+        "amount": int,  # Micro-units spent
+        "seconds": int,  # Call seconds those charges paid for
+    },
+)
+
+
+WalletUsage = TypedDict(
+    "WalletUsage",
+    {
+        "object": Literal["wallet_usage"],
+        "currency": str,
+        "from": str,  # ISO 8601, UTC
+        "to": str,  # ISO 8601, UTC
+        "total": int,  # Micro-units spent in the period
+        "by_day": List[WalletUsageByDayItem],
+        "by_agent": List[WalletUsageByAgentItem],
+        "by_category": List[WalletUsageByCategoryItem],
+    },
+)
 
 
 WebhookAttempt = TypedDict(

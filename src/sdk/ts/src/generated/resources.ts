@@ -745,6 +745,43 @@ export class WebhooksResource {
   }
 }
 
+export class WalletResource {
+  constructor(protected readonly client: ApiClient) {}
+
+  /** Current balance (`GET /v1/wallet`) */
+  get(options?: RequestOptions): Promise<T.Wallet> {
+    return this.client.request({ method: "GET", path: `/v1/wallet`, response: "json" }, options);
+  }
+
+  /** Spend by day, agent and category (`GET /v1/wallet/usage`) */
+  usage(query: T.GetWalletUsageQuery = {}, options?: RequestOptions): Promise<T.WalletUsage> {
+    return this.client.request({ method: "GET", path: `/v1/wallet/usage`, query, response: "json" }, options);
+  }
+}
+
+export class PricingResource {
+  constructor(protected readonly client: ApiClient) {}
+
+  /** Current pricing (`GET /v1/pricing`) */
+  get(options?: RequestOptions): Promise<T.Pricing> {
+    return this.client.request({ method: "GET", path: `/v1/pricing`, response: "json" }, options);
+  }
+
+  /** Set the instance's prices (`PUT /v1/admin/pricing`) */
+  set(body: T.PricingUpdate, options?: RequestOptions): Promise<T.Pricing> {
+    return this.client.request({ method: "PUT", path: `/v1/admin/pricing`, json: body, response: "json" }, options);
+  }
+}
+
+export class OperatorResource {
+  constructor(protected readonly client: ApiClient) {}
+
+  /** Credit or debit a tenant wallet (`POST /v1/admin/workspaces/{id}/credit`) */
+  creditWorkspace(id: string, body: T.CreditRequest, options?: RequestOptions): Promise<T.CreditResult> {
+    return this.client.request({ method: "POST", path: `/v1/admin/workspaces/${encodeURIComponent(id)}/credit`, json: body, response: "json" }, options);
+  }
+}
+
 /** Every operation a method stands for: what the contract test walks. */
 export const OPERATIONS = {
   getHealth: { resource: "health", method: "get", httpMethod: "GET", path: "/v1/health" },
@@ -879,4 +916,9 @@ export const OPERATIONS = {
   deleteWebhookEndpoint: { resource: "webhooks", method: "delete", httpMethod: "DELETE", path: "/v1/webhooks/{id}" },
   rotateWebhookSecret: { resource: "webhooks", method: "rotateSecret", httpMethod: "POST", path: "/v1/webhooks/{id}/rotate-secret" },
   testWebhookEndpoint: { resource: "webhooks", method: "test", httpMethod: "POST", path: "/v1/webhooks/{id}/test" },
+  getWallet: { resource: "wallet", method: "get", httpMethod: "GET", path: "/v1/wallet" },
+  getWalletUsage: { resource: "wallet", method: "usage", httpMethod: "GET", path: "/v1/wallet/usage" },
+  getPricing: { resource: "pricing", method: "get", httpMethod: "GET", path: "/v1/pricing" },
+  setPricing: { resource: "pricing", method: "set", httpMethod: "PUT", path: "/v1/admin/pricing" },
+  creditWorkspace: { resource: "operator", method: "creditWorkspace", httpMethod: "POST", path: "/v1/admin/workspaces/{id}/credit" },
 } as const;

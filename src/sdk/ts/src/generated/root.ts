@@ -2,7 +2,7 @@
 
 import type { ApiClient } from "../client.js";
 import { Calls } from "../extensions.js";
-import { HealthResource, AuthResource, WorkspacesResource, MembersResource, ApiKeysResource, AuditLogResource, AgentsResource, ToolsResource, KnowledgeBasesResource, ProvidersResource, PhoneNumbersResource, CarriersResource, VoicesResource, CampaignsResource, SchedulesResource, RealtimeResource, WidgetsResource, WebhooksResource } from "./resources.js";
+import { HealthResource, AuthResource, WorkspacesResource, MembersResource, ApiKeysResource, AuditLogResource, AgentsResource, ToolsResource, KnowledgeBasesResource, ProvidersResource, PhoneNumbersResource, CarriersResource, VoicesResource, CampaignsResource, SchedulesResource, RealtimeResource, WidgetsResource, WebhooksResource, WalletResource, PricingResource, OperatorResource } from "./resources.js";
 
 /** One property per resource of the API. */
 export class ParleyResources {
@@ -25,6 +25,9 @@ export class ParleyResources {
   readonly realtime: RealtimeResource;
   readonly widgets: WidgetsResource;
   readonly webhooks: WebhooksResource;
+  readonly wallet: WalletResource;
+  readonly pricing: PricingResource;
+  readonly operator: OperatorResource;
 
   constructor(protected readonly api: ApiClient) {
     this.health = new HealthResource(api);
@@ -46,5 +49,8 @@ export class ParleyResources {
     this.realtime = new RealtimeResource(api);
     this.widgets = new WidgetsResource(api);
     this.webhooks = new WebhooksResource(api);
+    this.wallet = new WalletResource(api);
+    this.pricing = new PricingResource(api);
+    this.operator = new OperatorResource(api);
   }
 }

@@ -843,6 +843,18 @@ export interface CarrierConnectionUpdate {
   credentials?: Record<string, string | null>;
 }
 
+export interface CreditRequest {
+  /** Micro-units: positive credits the tenant, negative debits it (never below zero) */
+  amount: number;
+  /** Why: an invoice number, a goodwill credit, a correction */
+  note: string;
+}
+
+export interface CreditResult {
+  entry: LedgerEntry;
+  wallet: Wallet;
+}
+
 export interface DuplicateAgentRequest {
   name?: string;
 }
@@ -1208,6 +1220,23 @@ export interface KnowledgeSourceList {
   next_cursor: string | null;
 }
 
+export interface LedgerEntry {
+  object: "ledger_entry";
+  /** `led_…` */
+  id: string;
+  workspace_id: string;
+  /** Micro-units; credits positive, charges negative */
+  amount: number;
+  balance_after: number;
+  cause: "topup" | "call_usage" | "number_fee" | "operator_credit" | "operator_debit" | "refund" | "adjustment";
+  category: string | null;
+  ref_type: string | null;
+  ref_id: string | null;
+  note: string | null;
+  /** ISO 8601, UTC */
+  created_at: string;
+}
+
 export interface ListVoicesResponse {
   data: Voice[];
   has_more: boolean;
@@ -1335,6 +1364,50 @@ export interface PaymentSucceededEvent {
   };
 }
 
+/** Per-minute rates by category, each in micro-units; a call pays its carrier's line plus speech and LLM */
+export interface PerMinute {
+  telephony: {
+    simulated: {
+      /** per minute of an inbound call */
+      inbound: number;
+      /** per minute of an outbound call */
+      outbound: number;
+    };
+    sip: {
+      /** per minute of an inbound call */
+      inbound: number;
+      /** per minute of an outbound call */
+      outbound: number;
+    };
+    twilio: {
+      /** per minute of an inbound call */
+      inbound: number;
+      /** per minute of an outbound call */
+      outbound: number;
+    };
+    telnyx: {
+      /** per minute of an inbound call */
+      inbound: number;
+      /** per minute of an outbound call */
+      outbound: number;
+    };
+  };
+  /** per minute of a browser voice session */
+  browser_voice: number;
+  speech: {
+    /** per minute, recognition and synthesis by the built-in offline engines */
+    builtin: number;
+    /** per minute, recognition and synthesis by a provider connection */
+    provider: number;
+  };
+  llm: {
+    /** per minute, the agent's language model by the built-in offline engines */
+    builtin: number;
+    /** per minute, the agent's language model by a provider connection */
+    provider: number;
+  };
+}
+
 export interface PhoneNumber {
   /** `pn_…` */
   id: string;
@@ -1372,6 +1445,49 @@ export interface PhoneNumberUpdate {
     /** {{variables}} every inbound call on this number starts with */
     variables?: Record<string, unknown>;
   };
+}
+
+export interface PriceList {
+  object: "price_list";
+  /** null for the built-in prices of an instance whose operator set none (everything free) */
+  id: string | null;
+  /** ISO 4217; the instance's (`--currency`) */
+  currency: string;
+  effective_at: string | null;
+  per_minute: PerMinute;
+  number_monthly: {
+    /** per phone number per month */
+    simulated: number;
+    /** per phone number per month */
+    sip: number;
+    /** per phone number per month */
+    twilio: number;
+    /** per phone number per month */
+    telnyx: number;
+  };
+}
+
+export interface Pricing {
+  object: "pricing";
+  current: PriceList;
+  /** Price lists already set for a later date, soonest first */
+  upcoming: PriceList[];
+}
+
+export interface PricingUpdate {
+  per_minute: PerMinute;
+  number_monthly: {
+    /** per phone number per month */
+    simulated: number;
+    /** per phone number per month */
+    sip: number;
+    /** per phone number per month */
+    twilio: number;
+    /** per phone number per month */
+    telnyx: number;
+  };
+  /** When the prices apply (default now; never in the past) */
+  effective_at?: string;
 }
 
 /** RFC 9457 problem details */
@@ -1909,6 +2025,51 @@ export interface VoicePreviewRequest {
   speed?: number;
   /** wav (default) or mp3 */
   format?: "wav" | "mp3";
+}
+
+export interface Wallet {
+  object: "wallet";
+  workspace_id: string;
+  currency: string;
+  /** Micro-units of `currency` */
+  balance: number;
+  /** The balance in currency units, two decimals, e.g. `12.50` */
+  balance_formatted: string;
+  /** ISO 8601, UTC */
+  updated_at: string;
+}
+
+export interface WalletUsage {
+  object: "wallet_usage";
+  currency: string;
+  /** ISO 8601, UTC */
+  from: string;
+  /** ISO 8601, UTC */
+  to: string;
+  /** Micro-units spent in the period */
+  total: number;
+  by_day: {
+    /** YYYY-MM-DD, UTC */
+    day: string;
+    /** Micro-units spent */
+    amount: number;
+    /** Call seconds those charges paid for */
+    seconds: number;
+  }[];
+  by_agent: {
+    agent_id: string | null;
+    /** Micro-units spent */
+    amount: number;
+    /** Call seconds those charges paid for */
+    seconds: number;
+  }[];
+  by_category: {
+    category: string;
+    /** Micro-units spent */
+    amount: number;
+    /** Call seconds those charges paid for */
+    seconds: number;
+  }[];
 }
 
 export interface WebhookAttempt {
@@ -2533,4 +2694,12 @@ export interface ListEventsQuery {
   /** Only this event type, e.g. `call.completed` */
   type?: string;
   channel?: "agent" | "workspace";
+}
+
+/** Query parameters of wallet.usage */
+export interface GetWalletUsageQuery {
+  /** Start (inclusive); default 30 days ago */
+  from?: string;
+  /** End (exclusive); default now */
+  to?: string;
 }

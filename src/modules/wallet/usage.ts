@@ -1,0 +1,45 @@
+import type { Static } from "@sinclair/typebox";
+import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import type { AppContext } from "../../core/context.ts";
+import { ledgerEntries } from "../../db/schema/index.ts";
+import { invalid } from "../../http/errors.ts";
+import { DAY, toIso } from "../../lib/time.ts";
+import type { WalletUsage } from "./models.ts";
+
+/** Charges, as opposed to credits: what "spend" adds up. */
+const SPEND = ["call_usage", "number_fee"] as const;
+
+/** Spend in [from, to): by UTC day, by agent, by category (each with the call seconds it paid for). */
+export function walletUsage(ctx: AppContext, workspaceId: string, query: { from?: string; to?: string }): Static<typeof WalletUsage> {
+  const now = ctx.clock.now();
+  const to = query.to === undefined ? now : Date.parse(query.to);
+  const from = query.from === undefined ? to - 30 * DAY : Date.parse(query.from);
+  if (Number.isNaN(from)) throw invalid("from", "must be a date-time");
+  if (Number.isNaN(to)) throw invalid("to", "must be a date-time");
+  if (from >= to) throw invalid("from", "must be before to");
+  if (to - from > 366 * DAY) throw invalid("from", "the period may be at most 366 days");
+  const where = and(eq(ledgerEntries.workspaceId, workspaceId), inArray(ledgerEntries.cause, [...SPEND]), gte(ledgerEntries.createdAt, from), lt(ledgerEntries.createdAt, to));
+  // Charges are negative entries; spend is their opposite.
+  const amount = sql<number>`-coalesce(sum(${ledgerEntries.amount}), 0)`;
+  const seconds = sql<number>`coalesce(sum(${ledgerEntries.quantity}), 0)`;
+  const day = sql<string>`strftime('%Y-%m-%d', ${ledgerEntries.createdAt} / 1000, 'unixepoch')`;
+  const byDay = ctx.db.select({ day, amount, seconds }).from(ledgerEntries).where(where).groupBy(day).orderBy(day).all();
+  const byAgent = ctx.db.select({ agent_id: ledgerEntries.agentId, amount, seconds }).from(ledgerEntries).where(where).groupBy(ledgerEntries.agentId).orderBy(sql`2 desc`).all();
+  const byCategory = ctx.db
+    .select({ category: sql<string>`coalesce(${ledgerEntries.category}, ${ledgerEntries.cause})`, amount, seconds })
+    .from(ledgerEntries)
+    .where(where)
+    .groupBy(sql`1`)
+    .orderBy(sql`2 desc`)
+    .all();
+  return {
+    object: "wallet_usage",
+    currency: ctx.config.currency,
+    from: toIso(from),
+    to: toIso(to),
+    total: byDay.reduce((sum, d) => sum + d.amount, 0),
+    by_day: byDay,
+    by_agent: byAgent,
+    by_category: byCategory,
+  };
+}
