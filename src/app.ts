@@ -34,6 +34,7 @@ import { scheduleRoutes } from "./modules/schedules/routes.ts";
 import { toolRoutes } from "./modules/tools/routes.ts";
 import { voiceRoutes } from "./modules/voices/routes.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
+import { analyticsRoutes } from "./modules/analytics/routes.ts";
 import { walletRoutes } from "./modules/wallet/routes.ts";
 import { widgetRoutes } from "./modules/widgets/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
@@ -95,7 +96,8 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(realtimeRoutes(ctx, services))
     .use(widgetRoutes(ctx, { agentConfig: services.agentConfig, agentChat: services.agentChat, realtimeToken: services.realtimeToken }))
     .use(webhookRoutes(ctx))
-    .use(walletRoutes(ctx));
+    .use(walletRoutes(ctx))
+    .use(analyticsRoutes(ctx));
   // Each carrier's own callbacks and media sockets, under /v1/telephony/<kind>/.
   for (const kind of services.carriers.kinds()) {
     if (!kind.routes) continue;

@@ -161,4 +161,5 @@ export const SURFACE: Record<string, string> = {
   getPricing: "pricing.get",
   setPricing: "pricing.set",
   creditWorkspace: "operator.creditWorkspace",
+  getCallAnalytics: "analytics.calls",
 };

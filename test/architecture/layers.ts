@@ -41,6 +41,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["modules/realtime/"],
   ["modules/widgets/"],
   ["modules/wallet/"],
+  ["modules/analytics/"],
   ["modules/health/"],
   ["app.ts"],
   ["server.ts"],

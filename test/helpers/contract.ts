@@ -40,7 +40,7 @@ export function servedOperations(): ContractOperation[] {
 
 /** The numbers this codebase implements so far (ENDPOINTS.md numbering). */
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-export const IMPLEMENTED = new Set([...range(1, 56), ...range(57, 92), ...range(93, 102), ...range(103, 119), ...range(120, 122), ...range(123, 134), 135, 136, 142, 150, 151, 156]);
+export const IMPLEMENTED = new Set([...range(1, 56), ...range(57, 92), ...range(93, 102), ...range(103, 119), ...range(120, 122), ...range(123, 134), 135, 136, 142, 148, 150, 151, 156]);
 
 /** `/v1/agents/{id}` → the matching key form used by the OpenAPI document (identical), and a regex for URLs. */
 export function samePath(a: string, b: string): boolean {

@@ -26,6 +26,7 @@ from ._types import (
     AvailableNumberList,
     BuyPhoneNumberRequest,
     Call,
+    CallAnalytics,
     CallEventList,
     Campaign,
     CampaignContact,
@@ -1797,6 +1798,30 @@ class OperatorResource(Resource):
         return self._call("creditWorkspace", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
 
 
+class AnalyticsResource(Resource):
+    """`client.analytics`"""
+
+    def calls(
+        self,
+        *,
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        interval: Optional[Literal["hour", "day", "week"]] = None,
+        agent_id: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> CallAnalytics:
+        """Volume, duration, outcomes, latency over time
+
+        GET /v1/analytics/calls
+        """
+        return self._call(
+            "getCallAnalytics",
+            (),
+            query={"from": from_, "to": to, "interval": interval, "agent_id": agent_id},
+            timeout=timeout,
+        )
+
+
 class Resources:
     """The resources every client carries as attributes."""
 
@@ -1822,6 +1847,7 @@ class Resources:
     wallet: WalletResource
     pricing: PricingResource
     operator: OperatorResource
+    analytics: AnalyticsResource
 
 
 RESOURCE_CLASSES: Dict[str, Type[Resource]] = {
@@ -1847,6 +1873,7 @@ RESOURCE_CLASSES: Dict[str, Type[Resource]] = {
     "wallet": WalletResource,
     "pricing": PricingResource,
     "operator": OperatorResource,
+    "analytics": AnalyticsResource,
 }
 
 OPERATIONS: Dict[str, Operation] = {
@@ -1987,4 +2014,5 @@ OPERATIONS: Dict[str, Operation] = {
     "getPricing": Operation("pricing", "get", "GET", "/v1/pricing", "json", False),
     "setPricing": Operation("pricing", "set", "PUT", "/v1/admin/pricing", "json", False),
     "creditWorkspace": Operation("operator", "credit_workspace", "POST", "/v1/admin/workspaces/{id}/credit", "json", False),
+    "getCallAnalytics": Operation("analytics", "calls", "GET", "/v1/analytics/calls", "json", False),
 }

@@ -40,6 +40,10 @@ __all__ = [
     "Brain",
     "BuyPhoneNumberRequest",
     "Call",
+    "CallAnalyticsTotals",
+    "CallAnalyticsSeriesItem",
+    "CallAnalyticsByAgentItem",
+    "CallAnalytics",
     "CallCompletedEventData",
     "CallCompletedEvent",
     "CallEndedEventData",
@@ -125,6 +129,7 @@ __all__ = [
     "KnowledgeSourceProgress",
     "KnowledgeSource",
     "KnowledgeSourceList",
+    "LatencyPercentiles",
     "LedgerEntry",
     "ListVoicesResponseErrorsItem",
     "ListVoicesResponse",
@@ -1140,6 +1145,73 @@ Call = TypedDict(
         "duration_ms": Optional[int],
         "duration_seconds": Optional[int],
         "updated_at": str,  # ISO 8601, UTC
+    },
+)
+
+
+# End-to-end response latency of the agent's turns (caller stops speaking → first agent audio); null without ...
+LatencyPercentiles = TypedDict(
+    "LatencyPercentiles",
+    {
+        "samples": int,  # Agent turns measured
+        "p50_ms": Optional[int],
+        "p95_ms": Optional[int],
+        "p99_ms": Optional[int],
+    },
+)
+
+
+CallAnalyticsTotals = TypedDict(
+    "CallAnalyticsTotals",
+    {
+        "calls": int,
+        "answered": int,  # Calls that reached the agent
+        "seconds": int,  # Talk time of the answered calls
+        "minutes": float,  # `seconds` / 60, one decimal
+        "outcomes": Dict[str, int],  # Calls by final status (`completed`, `failed`, `busy`, `no_answer`, …; `live` for calls not ended yet)
+        "latency": LatencyPercentiles,
+    },
+)
+
+
+CallAnalyticsSeriesItem = TypedDict(
+    "CallAnalyticsSeriesItem",
+    {
+        "start": str,  # ISO 8601, UTC
+        "calls": int,
+        "answered": int,  # Calls that reached the agent
+        "seconds": int,  # Talk time of the answered calls
+        "minutes": float,  # `seconds` / 60, one decimal
+        "outcomes": Dict[str, int],  # Calls by final status (`completed`, `failed`, `busy`, `no_answer`, …; `live` for calls not ended yet)
+        "latency": LatencyPercentiles,
+    },
+)
+
+
+CallAnalyticsByAgentItem = TypedDict(
+    "CallAnalyticsByAgentItem",
+    {
+        "agent_id": str,
+        "calls": int,
+        "answered": int,  # Calls that reached the agent
+        "seconds": int,  # Talk time of the answered calls
+        "minutes": float,  # `seconds` / 60, one decimal
+        "outcomes": Dict[str, int],  # Calls by final status (`completed`, `failed`, `busy`, `no_answer`, …; `live` for calls not ended yet)
+        "latency": LatencyPercentiles,
+    },
+)
+
+
+CallAnalytics = TypedDict(
+    "CallAnalytics",
+    {
+        "object": Literal["call_analytics"],
+        "from": str,  # ISO 8601, UTC
+        "to": str,  # ISO 8601, UTC
+        "interval": Literal["hour", "day", "week"],
+        "totals": CallAnalyticsTotals,
+        "series": List[CallAnalyticsSeriesItem],  # One bucket per interval from `from`, empty ones included (UTC; weeks start on Monday)
+        "by_agent": List[CallAnalyticsByAgentItem],  # Busiest first
     },
 )
 

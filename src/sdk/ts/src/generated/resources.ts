@@ -782,6 +782,15 @@ export class OperatorResource {
   }
 }
 
+export class AnalyticsResource {
+  constructor(protected readonly client: ApiClient) {}
+
+  /** Volume, duration, outcomes, latency over time (`GET /v1/analytics/calls`) */
+  calls(query: T.GetCallAnalyticsQuery = {}, options?: RequestOptions): Promise<T.CallAnalytics> {
+    return this.client.request({ method: "GET", path: `/v1/analytics/calls`, query, response: "json" }, options);
+  }
+}
+
 /** Every operation a method stands for: what the contract test walks. */
 export const OPERATIONS = {
   getHealth: { resource: "health", method: "get", httpMethod: "GET", path: "/v1/health" },
@@ -921,4 +930,5 @@ export const OPERATIONS = {
   getPricing: { resource: "pricing", method: "get", httpMethod: "GET", path: "/v1/pricing" },
   setPricing: { resource: "pricing", method: "set", httpMethod: "PUT", path: "/v1/admin/pricing" },
   creditWorkspace: { resource: "operator", method: "creditWorkspace", httpMethod: "POST", path: "/v1/admin/workspaces/{id}/credit" },
+  getCallAnalytics: { resource: "analytics", method: "calls", httpMethod: "GET", path: "/v1/analytics/calls" },
 } as const;

@@ -2,7 +2,7 @@
 
 import type { ApiClient } from "../client.js";
 import { Calls } from "../extensions.js";
-import { HealthResource, AuthResource, WorkspacesResource, MembersResource, ApiKeysResource, AuditLogResource, AgentsResource, ToolsResource, KnowledgeBasesResource, ProvidersResource, PhoneNumbersResource, CarriersResource, VoicesResource, CampaignsResource, SchedulesResource, RealtimeResource, WidgetsResource, WebhooksResource, WalletResource, PricingResource, OperatorResource } from "./resources.js";
+import { HealthResource, AuthResource, WorkspacesResource, MembersResource, ApiKeysResource, AuditLogResource, AgentsResource, ToolsResource, KnowledgeBasesResource, ProvidersResource, PhoneNumbersResource, CarriersResource, VoicesResource, CampaignsResource, SchedulesResource, RealtimeResource, WidgetsResource, WebhooksResource, WalletResource, PricingResource, OperatorResource, AnalyticsResource } from "./resources.js";
 
 /** One property per resource of the API. */
 export class ParleyResources {
@@ -28,6 +28,7 @@ export class ParleyResources {
   readonly wallet: WalletResource;
   readonly pricing: PricingResource;
   readonly operator: OperatorResource;
+  readonly analytics: AnalyticsResource;
 
   constructor(protected readonly api: ApiClient) {
     this.health = new HealthResource(api);
@@ -52,5 +53,6 @@ export class ParleyResources {
     this.wallet = new WalletResource(api);
     this.pricing = new PricingResource(api);
     this.operator = new OperatorResource(api);
+    this.analytics = new AnalyticsResource(api);
   }
 }

@@ -390,6 +390,56 @@ export interface Call {
   updated_at: string;
 }
 
+export interface CallAnalytics {
+  object: "call_analytics";
+  /** ISO 8601, UTC */
+  from: string;
+  /** ISO 8601, UTC */
+  to: string;
+  interval: "hour" | "day" | "week";
+  totals: {
+    calls: number;
+    /** Calls that reached the agent */
+    answered: number;
+    /** Talk time of the answered calls */
+    seconds: number;
+    /** `seconds` / 60, one decimal */
+    minutes: number;
+    /** Calls by final status (`completed`, `failed`, `busy`, `no_answer`, …; `live` for calls not ended yet) */
+    outcomes: Record<string, number>;
+    latency: LatencyPercentiles;
+  };
+  /** One bucket per interval from `from`, empty ones included (UTC; weeks start on Monday) */
+  series: {
+    /** ISO 8601, UTC */
+    start: string;
+    calls: number;
+    /** Calls that reached the agent */
+    answered: number;
+    /** Talk time of the answered calls */
+    seconds: number;
+    /** `seconds` / 60, one decimal */
+    minutes: number;
+    /** Calls by final status (`completed`, `failed`, `busy`, `no_answer`, …; `live` for calls not ended yet) */
+    outcomes: Record<string, number>;
+    latency: LatencyPercentiles;
+  }[];
+  /** Busiest first */
+  by_agent: {
+    agent_id: string;
+    calls: number;
+    /** Calls that reached the agent */
+    answered: number;
+    /** Talk time of the answered calls */
+    seconds: number;
+    /** `seconds` / 60, one decimal */
+    minutes: number;
+    /** Calls by final status (`completed`, `failed`, `busy`, `no_answer`, …; `live` for calls not ended yet) */
+    outcomes: Record<string, number>;
+    latency: LatencyPercentiles;
+  }[];
+}
+
 export interface CallCompletedEvent {
   event: "call.completed";
   /** `evt_…`, the same on every retry and replay: de-duplicate on it */
@@ -1218,6 +1268,15 @@ export interface KnowledgeSourceList {
   data: KnowledgeSource[];
   has_more: boolean;
   next_cursor: string | null;
+}
+
+/** End-to-end response latency of the agent's turns (caller stops speaking → first agent audio); null without samples */
+export interface LatencyPercentiles {
+  /** Agent turns measured */
+  samples: number;
+  p50_ms: number | null;
+  p95_ms: number | null;
+  p99_ms: number | null;
 }
 
 export interface LedgerEntry {
@@ -2702,4 +2761,16 @@ export interface GetWalletUsageQuery {
   from?: string;
   /** End (exclusive); default now */
   to?: string;
+}
+
+/** Query parameters of analytics.calls */
+export interface GetCallAnalyticsQuery {
+  /** Start (inclusive); default 30 days before `to` */
+  from?: string;
+  /** End (exclusive); default now */
+  to?: string;
+  /** Bucket size of `series` (default day) */
+  interval?: "hour" | "day" | "week";
+  /** Only this agent's calls */
+  agent_id?: string;
 }
