@@ -35,8 +35,10 @@ import { toolRoutes } from "./modules/tools/routes.ts";
 import { voiceRoutes } from "./modules/voices/routes.ts";
 import { webhookRoutes } from "./modules/webhooks/routes.ts";
 import { analyticsRoutes } from "./modules/analytics/routes.ts";
+import { operatorRoutes } from "./modules/operator/routes.ts";
 import { walletRoutes } from "./modules/wallet/routes.ts";
 import { widgetRoutes } from "./modules/widgets/routes.ts";
+import { frontDoorRoutes } from "./modules/front-door/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 
 /** What the composition root hands the route families: the services they reach across features. */
@@ -58,6 +60,10 @@ export interface AppServices {
   webCalls: WebCalls;
   /** A text turn with an agent's real brain, the conversation kept by session id (the playground's engine). */
   agentChat: (workspaceId: string, agentId: string, input: { message?: string; session_id?: string; variables?: Record<string, unknown> }) => Promise<AgentChatReply>;
+  /** The instance operator's workspace, or null before one exists (the public demo runs in it). */
+  operatorWorkspaceId: () => string | null;
+  /** Queues a real outbound call from a workspace (the calls feature's createOutboundCall); ApiError when it cannot be placed. */
+  placeCall: (workspaceId: string, input: { agent_id: string; to: string; variables: Record<string, unknown>; metadata: Record<string, unknown> }) => { id: string };
 }
 
 /**
@@ -95,9 +101,11 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(scheduleRoutes(ctx))
     .use(realtimeRoutes(ctx, services))
     .use(widgetRoutes(ctx, { agentConfig: services.agentConfig, agentChat: services.agentChat, realtimeToken: services.realtimeToken }))
+    .use(frontDoorRoutes(ctx, { operatorWorkspaceId: services.operatorWorkspaceId, agentConfig: services.agentConfig, placeCall: services.placeCall }))
     .use(webhookRoutes(ctx))
     .use(walletRoutes(ctx))
-    .use(analyticsRoutes(ctx));
+    .use(analyticsRoutes(ctx))
+    .use(operatorRoutes(ctx));
   // Each carrier's own callbacks and media sockets, under /v1/telephony/<kind>/.
   for (const kind of services.carriers.kinds()) {
     if (!kind.routes) continue;

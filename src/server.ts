@@ -23,6 +23,8 @@ import { numbersOnCarrier, numbersUsingAgent } from "./modules/phone-numbers/ser
 import { runSchedule } from "./modules/schedules/runner.ts";
 import { RUN_JOB, schedulesUsingAgent } from "./modules/schedules/service.ts";
 import { pruneWidgetSessions, widgetsUsingAgent } from "./modules/widgets/service.ts";
+import { demoUsingAgent } from "./modules/front-door/demo.ts";
+import { findOperatorWorkspace } from "./modules/workspaces/repo.ts";
 import { invokeTool } from "./modules/tools/invoke.ts";
 import { toolConfigOf } from "./modules/tools/models.ts";
 import { findTool, findTools } from "./modules/tools/repo.ts";
@@ -76,7 +78,10 @@ export function createParley(options: ContextOptions): Parley {
     },
     webCalls: webCalls(ctx, brains),
     agentChat: (workspaceId, agentId, input) => chat(ctx, brains, workspaceId, agentId, input),
-    agentUsage: (workspaceId, agentId) => [numbersUsingAgent, campaignsUsingAgent, schedulesUsingAgent, widgetsUsingAgent].flatMap((check) => check(ctx, workspaceId, agentId)),
+    agentUsage: (workspaceId, agentId) => [numbersUsingAgent, campaignsUsingAgent, schedulesUsingAgent, widgetsUsingAgent, demoUsingAgent].flatMap((check) => check(ctx, workspaceId, agentId)),
+    operatorWorkspaceId: () => findOperatorWorkspace(ctx.db)?.id ?? null,
+    // The operator's own call (the public demo): it may reach any carrier the operator connected.
+    placeCall: (workspaceId, input) => createOutboundCall(ctx, carriers, workspaceId, input, { reach: "any" }),
   };
   const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }), carriers, services });
   registerJobHandlers(parley);

@@ -48,6 +48,9 @@ export function buildConfig(settings: RawSettings): Config {
   if (!/^[a-z][a-z0-9]{0,19}$/.test(v.brandSlug)) {
     throw new ConfigError(`--brand-slug must be 1-20 lowercase letters or digits starting with a letter, got "${v.brandSlug}"`);
   }
+  for (const key of ["demoAgent", "demoVerifyAgent"] as const) {
+    if (v[key] && !/^agent_[A-Za-z0-9]+$/.test(v[key])) throw new ConfigError(`${flagOf(key)} must be an agent id (agent_…), got "${v[key]}"`);
+  }
   if (!LOG_LEVELS.includes(v.logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   if (!["open", "closed"].includes(v.registration)) throw new ConfigError(`--registration must be open or closed`);
   const trustedProxies = v.trustedProxies.map((entry) => {

@@ -28,6 +28,8 @@ export interface ConfigValues {
   offline: boolean;
   scheduleGraceMinutes: number;
   currency: string;
+  demoAgent: string;
+  demoVerifyAgent: string;
 }
 
 export const OPTIONS: OptionSpec[] = [
@@ -47,5 +49,7 @@ export const OPTIONS: OptionSpec[] = [
   { key: "offline", flag: "offline", env: "PARLEY_OFFLINE", type: "boolean", default: false, help: "air-gapped: never fetch from the internet (knowledge-base URLs are refused)" },
   { key: "scheduleGraceMinutes", flag: "schedule-grace-minutes", env: "PARLEY_SCHEDULE_GRACE_MINUTES", type: "integer", default: 15, help: "a scheduled call missed while the server was down still runs if it is at most this late" },
   { key: "currency", flag: "currency", env: "PARLEY_CURRENCY", type: "string", default: "USD", help: "ISO 4217 code of the instance's money: wallets, prices and charges are in it" },
+  { key: "demoAgent", flag: "demo-agent", env: "PARLEY_DEMO_AGENT", type: "string", default: "", help: "agent_… of the operator workspace that holds the public demo call (POST /v1/demo/call); unset: no demo" },
+  { key: "demoVerifyAgent", flag: "demo-verify-agent", env: "PARLEY_DEMO_VERIFY_AGENT", type: "string", default: "", help: "agent_… of the operator workspace whose first message speaks {{demo_code}}: the demo then calls only numbers proven with it" },
   { key: "jobLeaseSeconds", flag: "job-lease-seconds", env: "PARLEY_JOB_LEASE_SECONDS", type: "integer", default: 30, help: "how long a crashed worker's jobs wait before they run again" },
 ];

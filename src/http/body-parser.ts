@@ -17,9 +17,11 @@ export function bodyParser(routes: RouteIndex, limitBytes: number, admit: Admit)
     if (declared === "0") return undefined;
     const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
     const info = routes.find(request.method, route);
+    // A route may hold JSON to less than the global limit (public forms); uploads declare more for their files only.
+    const jsonLimit = Math.min(limitBytes, info?.maxBodyBytes ?? limitBytes);
     // A route that checks a signature over the exact bytes (Telnyx's Ed25519) reads the text itself.
-    if (info?.rawBody && (type === "application/json" || type.endsWith("+json"))) return new RawBody(await readLimited(request, limitBytes));
-    if (type === "application/json" || type.endsWith("+json")) return parseJson(await readLimited(request, limitBytes));
+    if (info?.rawBody && (type === "application/json" || type.endsWith("+json"))) return new RawBody(await readLimited(request, jsonLimit));
+    if (type === "application/json" || type.endsWith("+json")) return parseJson(await readLimited(request, jsonLimit));
     const accepted = info?.bodyTypes ?? [];
     if (accepted.includes(type)) {
       // Elysia's own parser reads the declared type; refuse a declared length over the route's limit first.

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   last_owner: { status: 409, title: "Last owner" },
   name_taken: { status: 409, title: "Name taken" },
   number_unavailable: { status: 409, title: "Number unavailable" },
+  demo_unavailable: { status: 409, title: "Demo unavailable" },
   idempotency_key_reused: { status: 409, title: "Idempotency key reused" },
   idempotency_in_progress: { status: 409, title: "Request in progress" },
   gone: { status: 410, title: "Gone" },

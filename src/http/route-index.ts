@@ -13,7 +13,7 @@ export interface RouteInfo {
   guard: Guard | null;
   /** Non-JSON body types the route accepts (Elysia's `type` option or `x-body-types`), e.g. multipart uploads. */
   bodyTypes: string[];
-  /** Largest non-JSON body the route takes (`x-max-body-bytes`); JSON keeps the global limit. */
+  /** Largest body the route takes (`x-max-body-bytes`); JSON never exceeds the global limit, but may be held below it. */
   maxBodyBytes: number | null;
   /** The handler reads non-multipart bodies itself as a stream (`x-body-stream`), e.g. large CSV. */
   streamBody: boolean;

@@ -4,7 +4,8 @@ import { randomBase62 } from "./random.ts";
 export type IdPrefix =
   | "usr" | "ws" | "mem" | "inv" | "ses" | "key" | "aud" | "req" | "rst"
   | "agent" | "tool" | "call" | "kb" | "src" | "pn" | "wgt" | "cmp" | "sch" | "evt" | "txn" | "job"
-  | "prv" | "car" | "whe" | "dlv" | "att" | "chk" | "cht" | "tcl" | "wss" | "led" | "prc";
+  | "prv" | "car" | "whe" | "dlv" | "att" | "chk" | "cht" | "tcl" | "wss" | "led" | "prc"
+  | "msg" | "nls" | "cev" | "demo" | "dver";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(20)}`;

@@ -42,6 +42,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["modules/widgets/"],
   ["modules/wallet/"],
   ["modules/analytics/"],
+  ["modules/operator/"],
+  ["modules/front-door/"],
   ["modules/health/"],
   ["app.ts"],
   ["server.ts"],

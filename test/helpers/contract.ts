@@ -31,6 +31,17 @@ export const EXTENSIONS: ContractOperation[] = [
   { number: 1001, method: "GET", path: "/v1/knowledge-base/{id}/query", auth: "read", purpose: "Semantic search as a GET (read-only keys)" },
   // Issue 10: Telnyx streams a call's audio to a WebSocket of ours, which the catalogue has no row for.
   { number: 1002, method: "GET", path: "/v1/telephony/telnyx/stream", auth: "carrier", purpose: "WebSocket: Telnyx media streaming" },
+  // Issue 13, the public front door: double opt-in needs its confirm step (and an unsubscribe), the demo a number check,
+  // and what the forms and beacons stored needs an operator's list and export.
+  { number: 1010, method: "POST", path: "/v1/newsletter/confirm", auth: "public", purpose: "Confirm a newsletter signup (double opt-in)" },
+  { number: 1011, method: "POST", path: "/v1/newsletter/unsubscribe", auth: "public", purpose: "Unsubscribe from the newsletter" },
+  { number: 1012, method: "POST", path: "/v1/demo/verify", auth: "public", purpose: "Prove a number with a spoken code before the demo calls it" },
+  { number: 1013, method: "GET", path: "/v1/admin/contact-messages", auth: "operator", purpose: "Contact form messages" },
+  { number: 1014, method: "GET", path: "/v1/admin/contact-messages/export", auth: "operator", purpose: "Contact form messages as CSV" },
+  { number: 1015, method: "GET", path: "/v1/admin/newsletter-subscriptions", auth: "operator", purpose: "Newsletter subscriptions" },
+  { number: 1016, method: "GET", path: "/v1/admin/newsletter-subscriptions/export", auth: "operator", purpose: "Newsletter subscriptions as CSV" },
+  { number: 1017, method: "GET", path: "/v1/admin/client-events", auth: "operator", purpose: "Client-side events" },
+  { number: 1018, method: "GET", path: "/v1/admin/client-events/export", auth: "operator", purpose: "Client-side events as CSV" },
 ];
 
 /** The catalog's implemented operations plus Parley's extensions: what /openapi.json must list. */
@@ -40,7 +51,7 @@ export function servedOperations(): ContractOperation[] {
 
 /** The numbers this codebase implements so far (ENDPOINTS.md numbering). */
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-export const IMPLEMENTED = new Set([...range(1, 56), ...range(57, 92), ...range(93, 102), ...range(103, 119), ...range(120, 122), ...range(123, 134), 135, 136, 142, 148, 150, 151, 156]);
+export const IMPLEMENTED = new Set([...range(1, 56), ...range(57, 92), ...range(93, 102), ...range(103, 119), ...range(120, 122), ...range(123, 134), 135, 136, 142, ...range(148, 151), ...range(152, 155), 156]);
 
 /** `/v1/agents/{id}` → the matching key form used by the OpenAPI document (identical), and a regex for URLs. */
 export function samePath(a: string, b: string): boolean {

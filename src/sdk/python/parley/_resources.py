@@ -35,8 +35,18 @@ from ._types import (
     CarrierConnection,
     CarrierConnectionCreate,
     CarrierConnectionUpdate,
+    ClientEvent,
+    ClientEventBatch,
+    ClientEventBatchReceipt,
+    ContactMessage,
+    ContactReceipt,
+    ContactRequest,
     CreditRequest,
     CreditResult,
+    DemoCall,
+    DemoCallRequest,
+    DemoVerification,
+    DemoVerificationRequest,
     DuplicateAgentRequest,
     Event,
     EventWithDeliveries,
@@ -60,6 +70,10 @@ from ._types import (
     Member,
     MemberUpdate,
     MemberWithWorkspace,
+    NewsletterState,
+    NewsletterSubscribeRequest,
+    NewsletterSubscription,
+    NewsletterTokenRequest,
     OutboundCallRequest,
     PasswordChange,
     PhoneNumber,
@@ -84,6 +98,8 @@ from ._types import (
     ScheduleCreate,
     ScheduleUpdate,
     Session,
+    SubscribeNewsletterResponse,
+    Tenant,
     TestFunctionRequest,
     Tokens,
     Tool,
@@ -1567,6 +1583,213 @@ class WidgetsResource(Resource):
         return self._call("createWidgetVoiceToken", (id,), idempotency_key=idempotency_key, timeout=timeout)
 
 
+class FrontDoorResource(Resource):
+    """`client.front_door`"""
+
+    def contact(
+        self,
+        body: ContactRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> ContactReceipt:
+        """Contact form
+
+        POST /v1/contact
+        """
+        return self._call("sendContactMessage", (), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def subscribe(
+        self,
+        body: NewsletterSubscribeRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> SubscribeNewsletterResponse:
+        """Newsletter signup (idempotent)
+
+        POST /v1/newsletter/subscribe
+        """
+        return self._call("subscribeNewsletter", (), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def confirm_subscription(
+        self,
+        body: NewsletterTokenRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> NewsletterState:
+        """Confirm a newsletter signup
+
+        POST /v1/newsletter/confirm
+        """
+        return self._call("confirmNewsletter", (), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def unsubscribe(
+        self,
+        body: NewsletterTokenRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> NewsletterState:
+        """Unsubscribe from the newsletter
+
+        POST /v1/newsletter/unsubscribe
+        """
+        return self._call("unsubscribeNewsletter", (), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def send_events(
+        self,
+        body: ClientEventBatch,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> ClientEventBatchReceipt:
+        """Client-side event ingest
+
+        POST /v1/events
+        """
+        return self._call("ingestClientEvents", (), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def verify_demo_number(
+        self,
+        body: DemoVerificationRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> DemoVerification:
+        """Prove a number before the demo calls it
+
+        POST /v1/demo/verify
+        """
+        return self._call("verifyDemoNumber", (), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def demo_call(
+        self,
+        body: DemoCallRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> DemoCall:
+        """Demo call
+
+        POST /v1/demo/call
+        """
+        return self._call("createDemoCall", (), body, idempotency_key=idempotency_key, timeout=timeout)
+
+
+class OperatorResource(Resource):
+    """`client.operator`"""
+
+    def list_contact_messages(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Page[ContactMessage]:
+        """Contact form messages
+
+        GET /v1/admin/contact-messages
+        """
+        return self._call(
+            "listContactMessages",
+            (),
+            query={"limit": limit, "cursor": cursor},
+            timeout=timeout,
+        )
+
+    def export_contact_messages(self, *, timeout: Optional[float] = None) -> str:
+        """Contact form messages as CSV
+
+        GET /v1/admin/contact-messages/export
+        """
+        return self._call("exportContactMessages", (), timeout=timeout)
+
+    def list_newsletter_subscriptions(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        status: Optional[Literal["pending", "confirmed", "unsubscribed"]] = None,
+        timeout: Optional[float] = None,
+    ) -> Page[NewsletterSubscription]:
+        """Newsletter subscriptions
+
+        GET /v1/admin/newsletter-subscriptions
+        """
+        return self._call(
+            "listNewsletterSubscriptions",
+            (),
+            query={"limit": limit, "cursor": cursor, "status": status},
+            timeout=timeout,
+        )
+
+    def export_newsletter_subscriptions(
+        self,
+        *,
+        status: Optional[Literal["pending", "confirmed", "unsubscribed"]] = None,
+        timeout: Optional[float] = None,
+    ) -> str:
+        """Newsletter subscriptions as CSV
+
+        GET /v1/admin/newsletter-subscriptions/export
+        """
+        return self._call("exportNewsletterSubscriptions", (), query={"status": status}, timeout=timeout)
+
+    def list_client_events(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Page[ClientEvent]:
+        """Client-side events
+
+        GET /v1/admin/client-events
+        """
+        return self._call("listClientEvents", (), query={"limit": limit, "cursor": cursor}, timeout=timeout)
+
+    def export_client_events(self, *, timeout: Optional[float] = None) -> str:
+        """Client-side events as CSV
+
+        GET /v1/admin/client-events/export
+        """
+        return self._call("exportClientEvents", (), timeout=timeout)
+
+    def credit_workspace(
+        self,
+        id: str,
+        body: CreditRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> CreditResult:
+        """Credit or debit a tenant wallet
+
+        POST /v1/admin/workspaces/{id}/credit
+        """
+        return self._call("creditWorkspace", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def list_workspaces(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Page[Tenant]:
+        """All tenant workspaces on the instance
+
+        GET /v1/admin/workspaces
+        """
+        return self._call(
+            "listTenantWorkspaces",
+            (),
+            query={"limit": limit, "cursor": cursor},
+            timeout=timeout,
+        )
+
+
 class WebhooksResource(Resource):
     """`client.webhooks`"""
 
@@ -1780,24 +2003,6 @@ class PricingResource(Resource):
         return self._call("setPricing", (), body, timeout=timeout)
 
 
-class OperatorResource(Resource):
-    """`client.operator`"""
-
-    def credit_workspace(
-        self,
-        id: str,
-        body: CreditRequest,
-        *,
-        idempotency_key: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> CreditResult:
-        """Credit or debit a tenant wallet
-
-        POST /v1/admin/workspaces/{id}/credit
-        """
-        return self._call("creditWorkspace", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
-
-
 class AnalyticsResource(Resource):
     """`client.analytics`"""
 
@@ -1843,10 +2048,11 @@ class Resources:
     schedules: SchedulesResource
     realtime: RealtimeResource
     widgets: WidgetsResource
+    front_door: FrontDoorResource
+    operator: OperatorResource
     webhooks: WebhooksResource
     wallet: WalletResource
     pricing: PricingResource
-    operator: OperatorResource
     analytics: AnalyticsResource
 
 
@@ -1869,10 +2075,11 @@ RESOURCE_CLASSES: Dict[str, Type[Resource]] = {
     "schedules": SchedulesResource,
     "realtime": RealtimeResource,
     "widgets": WidgetsResource,
+    "front_door": FrontDoorResource,
+    "operator": OperatorResource,
     "webhooks": WebhooksResource,
     "wallet": WalletResource,
     "pricing": PricingResource,
-    "operator": OperatorResource,
     "analytics": AnalyticsResource,
 }
 
@@ -1997,6 +2204,19 @@ OPERATIONS: Dict[str, Operation] = {
     "widgetChat": Operation("widgets", "chat", "POST", "/v1/widgets/{id}/chat", "json", False),
     "getWidgetPreview": Operation("widgets", "preview", "GET", "/v1/widgets/{id}/preview", "text", False),
     "createWidgetVoiceToken": Operation("widgets", "voice_token", "POST", "/v1/widgets/{id}/voice-token", "json", False),
+    "sendContactMessage": Operation("front_door", "contact", "POST", "/v1/contact", "json", False),
+    "subscribeNewsletter": Operation("front_door", "subscribe", "POST", "/v1/newsletter/subscribe", "json", False),
+    "confirmNewsletter": Operation("front_door", "confirm_subscription", "POST", "/v1/newsletter/confirm", "json", False),
+    "unsubscribeNewsletter": Operation("front_door", "unsubscribe", "POST", "/v1/newsletter/unsubscribe", "json", False),
+    "ingestClientEvents": Operation("front_door", "send_events", "POST", "/v1/events", "json", False),
+    "verifyDemoNumber": Operation("front_door", "verify_demo_number", "POST", "/v1/demo/verify", "json", False),
+    "createDemoCall": Operation("front_door", "demo_call", "POST", "/v1/demo/call", "json", False),
+    "listContactMessages": Operation("operator", "list_contact_messages", "GET", "/v1/admin/contact-messages", "json", True),
+    "exportContactMessages": Operation("operator", "export_contact_messages", "GET", "/v1/admin/contact-messages/export", "text", False),
+    "listNewsletterSubscriptions": Operation("operator", "list_newsletter_subscriptions", "GET", "/v1/admin/newsletter-subscriptions", "json", True),
+    "exportNewsletterSubscriptions": Operation("operator", "export_newsletter_subscriptions", "GET", "/v1/admin/newsletter-subscriptions/export", "text", False),
+    "listClientEvents": Operation("operator", "list_client_events", "GET", "/v1/admin/client-events", "json", True),
+    "exportClientEvents": Operation("operator", "export_client_events", "GET", "/v1/admin/client-events/export", "text", False),
     "listWebhookEndpoints": Operation("webhooks", "list", "GET", "/v1/webhooks", "json", True),
     "createWebhookEndpoint": Operation("webhooks", "create", "POST", "/v1/webhooks", "json", False),
     "listWebhookAttempts": Operation("webhooks", "list_deliveries", "GET", "/v1/webhooks/deliveries", "json", True),
@@ -2015,4 +2235,5 @@ OPERATIONS: Dict[str, Operation] = {
     "setPricing": Operation("pricing", "set", "PUT", "/v1/admin/pricing", "json", False),
     "creditWorkspace": Operation("operator", "credit_workspace", "POST", "/v1/admin/workspaces/{id}/credit", "json", False),
     "getCallAnalytics": Operation("analytics", "calls", "GET", "/v1/analytics/calls", "json", False),
+    "listTenantWorkspaces": Operation("operator", "list_workspaces", "GET", "/v1/admin/workspaces", "json", True),
 }

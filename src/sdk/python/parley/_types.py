@@ -82,8 +82,21 @@ __all__ = [
     "CarrierConnectionCreate",
     "CarrierConnectionList",
     "CarrierConnectionUpdate",
+    "ClientEvent",
+    "ClientEventBatch",
+    "ClientEventBatchReceipt",
+    "ClientEventInput",
+    "ClientEventList",
+    "ContactMessage",
+    "ContactMessageList",
+    "ContactReceipt",
+    "ContactRequest",
     "CreditRequest",
     "CreditResult",
+    "DemoCall",
+    "DemoCallRequest",
+    "DemoVerification",
+    "DemoVerificationRequest",
     "DuplicateAgentRequest",
     "Event",
     "EventList",
@@ -143,6 +156,11 @@ __all__ = [
     "MemberUpdate",
     "MemberWithWorkspace",
     "MeUser",
+    "NewsletterState",
+    "NewsletterSubscribeRequest",
+    "NewsletterSubscription",
+    "NewsletterSubscriptionList",
+    "NewsletterTokenRequest",
     "OutboundCallRequest",
     "PasswordChange",
     "PaymentSucceededEventData",
@@ -187,7 +205,11 @@ __all__ = [
     "Session",
     "SessionList",
     "Simulation",
+    "SubscribeNewsletterResponse",
     "TelnyxEventsRequest",
+    "TenantUsage30d",
+    "Tenant",
+    "TenantList",
     "TestFunctionRequest",
     "Tokens",
     "ToolParameters",
@@ -1769,6 +1791,134 @@ CarrierConnectionUpdate = TypedDict(
 )
 
 
+ClientEvent = TypedDict(
+    "ClientEvent",
+    {
+        "id": str,
+        "object": Literal["client_event"],
+        "name": str,
+        "properties": Optional[Dict[str, Any]],
+        "anonymous_id": Optional[str],
+        "url": Optional[str],
+        "visitor": str,  # The sender's address, keyed-hashed
+        "occurred_at": str,  # ISO 8601, UTC
+        "received_at": str,  # ISO 8601, UTC
+    },
+)
+
+
+_ClientEventInputRequired = TypedDict(
+    "_ClientEventInputRequired",
+    {
+        "name": str,  # Letters, digits, spaces and `_ . : / -`, e.g. `page_view` or `Signup Clicked`
+    },
+)
+
+
+_ClientEventInputOptional = TypedDict(
+    "_ClientEventInputOptional",
+    {
+        "properties": Dict[str, Any],  # Any JSON object, at most 4096 bytes as JSON
+        "anonymous_id": str,  # The site's own visitor id (a cookie, local storage)
+        "url": str,  # The page (http or https)
+        "occurred_at": str,  # When it happened (default: when it was received); at most 10 minutes ahead and 30 days back
+    },
+    total=False,
+)
+
+
+class ClientEventInput(_ClientEventInputRequired, _ClientEventInputOptional):
+    pass
+
+
+ClientEventBatch = TypedDict(
+    "ClientEventBatch",
+    {
+        "events": List[ClientEventInput],  # 1-50 events; the whole batch is stored or refused
+    },
+)
+
+
+ClientEventBatchReceipt = TypedDict(
+    "ClientEventBatchReceipt",
+    {
+        "object": Literal["event_batch"],
+        "accepted": int,  # Events stored
+    },
+)
+
+
+ClientEventList = TypedDict(
+    "ClientEventList",
+    {
+        "data": List[ClientEvent],
+        "has_more": bool,
+        "next_cursor": Optional[str],
+    },
+)
+
+
+ContactMessage = TypedDict(
+    "ContactMessage",
+    {
+        "id": str,
+        "object": Literal["contact_message"],
+        "name": str,
+        "email": str,
+        "company": Optional[str],
+        "message": str,
+        "visitor": str,  # The sender's address, keyed-hashed with the instance secret: equal for equal addresses, never the address
+        "user_agent": Optional[str],
+        "created_at": str,  # ISO 8601, UTC
+    },
+)
+
+
+ContactMessageList = TypedDict(
+    "ContactMessageList",
+    {
+        "data": List[ContactMessage],
+        "has_more": bool,
+        "next_cursor": Optional[str],
+    },
+)
+
+
+ContactReceipt = TypedDict(
+    "ContactReceipt",
+    {
+        "id": str,  # `msg_…`
+        "object": Literal["contact_message"],
+        "created_at": str,  # ISO 8601, UTC
+    },
+)
+
+
+_ContactRequestRequired = TypedDict(
+    "_ContactRequestRequired",
+    {
+        "name": str,
+        "email": str,  # E-mail address
+        "message": str,  # 1-5000 characters
+        "form_started_at": int,  # When the page showed the form, epoch milliseconds (`Date.now()`). A form sent less than 3 s later is refuse...
+    },
+)
+
+
+_ContactRequestOptional = TypedDict(
+    "_ContactRequestOptional",
+    {
+        "company": str,
+        "website": str,  # Honeypot: render it hidden (`tabindex="-1"`, `autocomplete="off"`) and send it empty; a filled one is refus...
+    },
+    total=False,
+)
+
+
+class ContactRequest(_ContactRequestRequired, _ContactRequestOptional):
+    pass
+
+
 CreditRequest = TypedDict(
     "CreditRequest",
     {
@@ -1816,6 +1966,77 @@ CreditResult = TypedDict(
         "wallet": Wallet,
     },
 )
+
+
+DemoCall = TypedDict(
+    "DemoCall",
+    {
+        "id": str,  # `demo_…`
+        "object": Literal["demo_call"],
+        "to": str,  # E.164, e.g. +14155550123
+        "verified": bool,  # The number was proven by a spoken code first
+        "created_at": str,  # ISO 8601, UTC
+    },
+)
+
+
+_DemoCallRequestRequired = TypedDict(
+    "_DemoCallRequestRequired",
+    {
+        "to": str,  # E.164, e.g. +14155550123
+        "form_started_at": int,  # When the page showed the form, epoch milliseconds (`Date.now()`). A form sent less than 3 s later is refuse...
+    },
+)
+
+
+_DemoCallRequestOptional = TypedDict(
+    "_DemoCallRequestOptional",
+    {
+        "verification_id": str,  # From POST /v1/demo/verify (required when the instance verifies numbers)
+        "code": str,  # The digits the verification call spoke
+        "website": str,  # Honeypot: render it hidden (`tabindex="-1"`, `autocomplete="off"`) and send it empty; a filled one is refus...
+    },
+    total=False,
+)
+
+
+class DemoCallRequest(_DemoCallRequestRequired, _DemoCallRequestOptional):
+    pass
+
+
+DemoVerification = TypedDict(
+    "DemoVerification",
+    {
+        "id": str,  # `dver_…`: send it with the code to POST /v1/demo/call
+        "object": Literal["demo_verification"],
+        "to": str,  # E.164, e.g. +14155550123
+        "code_digits": int,  # Digits of the code the call speaks
+        "attempts": int,  # Wrong codes allowed before the verification is void
+        "expires_at": str,  # ISO 8601, UTC
+    },
+)
+
+
+_DemoVerificationRequestRequired = TypedDict(
+    "_DemoVerificationRequestRequired",
+    {
+        "to": str,  # E.164, e.g. +14155550123
+        "form_started_at": int,  # When the page showed the form, epoch milliseconds (`Date.now()`). A form sent less than 3 s later is refuse...
+    },
+)
+
+
+_DemoVerificationRequestOptional = TypedDict(
+    "_DemoVerificationRequestOptional",
+    {
+        "website": str,  # Honeypot: render it hidden (`tabindex="-1"`, `autocomplete="off"`) and send it empty; a filled one is refus...
+    },
+    total=False,
+)
+
+
+class DemoVerificationRequest(_DemoVerificationRequestRequired, _DemoVerificationRequestOptional):
+    pass
 
 
 DuplicateAgentRequest = TypedDict(
@@ -2395,6 +2616,73 @@ MemberWithWorkspace = TypedDict(
 )
 
 
+NewsletterState = TypedDict(
+    "NewsletterState",
+    {
+        "object": Literal["newsletter_subscription"],
+        "email": str,
+        "status": Literal["pending", "confirmed", "unsubscribed"],
+    },
+)
+
+
+_NewsletterSubscribeRequestRequired = TypedDict(
+    "_NewsletterSubscribeRequestRequired",
+    {
+        "email": str,  # E-mail address
+        "form_started_at": int,  # When the page showed the form, epoch milliseconds (`Date.now()`). A form sent less than 3 s later is refuse...
+    },
+)
+
+
+_NewsletterSubscribeRequestOptional = TypedDict(
+    "_NewsletterSubscribeRequestOptional",
+    {
+        "source": str,  # Where the visitor signed up (a page, a campaign): kept with the subscription
+        "website": str,  # Honeypot: render it hidden (`tabindex="-1"`, `autocomplete="off"`) and send it empty; a filled one is refus...
+    },
+    total=False,
+)
+
+
+class NewsletterSubscribeRequest(_NewsletterSubscribeRequestRequired, _NewsletterSubscribeRequestOptional):
+    pass
+
+
+NewsletterSubscription = TypedDict(
+    "NewsletterSubscription",
+    {
+        "id": str,
+        "object": Literal["newsletter_subscription"],
+        "email": str,
+        "status": Literal["pending", "confirmed", "unsubscribed"],
+        "source": Optional[str],
+        "unsubscribe_url": Optional[str],  # Put it in every newsletter sent to a confirmed subscriber (null unless confirmed)
+        "created_at": str,  # ISO 8601, UTC
+        "updated_at": str,  # ISO 8601, UTC
+        "confirmed_at": Optional[str],
+    },
+)
+
+
+NewsletterSubscriptionList = TypedDict(
+    "NewsletterSubscriptionList",
+    {
+        "data": List[NewsletterSubscription],
+        "has_more": bool,
+        "next_cursor": Optional[str],
+    },
+)
+
+
+NewsletterTokenRequest = TypedDict(
+    "NewsletterTokenRequest",
+    {
+        "token": str,  # The `token` of the link the person received
+    },
+)
+
+
 _OutboundCallRequestRequired = TypedDict(
     "_OutboundCallRequestRequired",
     {
@@ -2619,7 +2907,7 @@ _ProblemRequired = TypedDict(
         "title": str,
         "status": int,
         "detail": str,
-        "code": Literal["bad_request", "malformed_json", "unauthorized", "token_expired", "invalid_credentials", "insufficient_funds", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "conflict", "invalid_state", "agent_in_use", "resource_in_use", "agent_not_ready", "email_taken", "already_member", "last_owner", "name_taken", "number_unavailable", "idempotency_key_reused", "idempotency_in_progress", "gone", "payload_too_large", "unsupported_media_type", "validation_failed", "rate_limited", "internal_error", "bad_gateway", "service_unavailable"],
+        "code": Literal["bad_request", "malformed_json", "unauthorized", "token_expired", "invalid_credentials", "insufficient_funds", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "conflict", "invalid_state", "agent_in_use", "resource_in_use", "agent_not_ready", "email_taken", "already_member", "last_owner", "name_taken", "number_unavailable", "demo_unavailable", "idempotency_key_reused", "idempotency_in_progress", "gone", "payload_too_large", "unsupported_media_type", "validation_failed", "rate_limited", "internal_error", "bad_gateway", "service_unavailable"],
         "request_id": str,
     },
 )
@@ -2978,8 +3266,52 @@ SessionList = TypedDict(
 )
 
 
+SubscribeNewsletterResponse = TypedDict(
+    "SubscribeNewsletterResponse",
+    {
+        "status": Literal["accepted"],
+    },
+)
+
+
 # Read as the exact bytes sent (a signature covers them)
 TelnyxEventsRequest = Dict[str, Any]
+
+
+TenantUsage30d = TypedDict(
+    "TenantUsage30d",
+    {
+        "calls": int,  # Calls created in the last 30 days
+        "seconds": int,  # Their talk time
+        "spend": int,  # Micro-units charged in the last 30 days
+    },
+)
+
+
+Tenant = TypedDict(
+    "Tenant",
+    {
+        "object": Literal["tenant"],
+        "id": str,  # `ws_…`
+        "name": str,
+        "is_operator": bool,  # The operator's own workspace
+        "members": int,
+        "currency": str,
+        "balance": int,  # Wallet balance, micro-units
+        "usage_30d": TenantUsage30d,
+        "created_at": str,  # ISO 8601, UTC
+    },
+)
+
+
+TenantList = TypedDict(
+    "TenantList",
+    {
+        "data": List[Tenant],
+        "has_more": bool,
+        "next_cursor": Optional[str],
+    },
+)
 
 
 _TestFunctionRequestRequired = TypedDict(

@@ -681,6 +681,89 @@ export class WidgetsResource {
   }
 }
 
+export class FrontDoorResource {
+  constructor(protected readonly client: ApiClient) {}
+
+  /** Contact form (`POST /v1/contact`) */
+  contact(body: T.ContactRequest, options?: RequestOptions): Promise<T.ContactReceipt> {
+    return this.client.request({ method: "POST", path: `/v1/contact`, json: body, response: "json" }, options);
+  }
+
+  /** Newsletter signup (idempotent) (`POST /v1/newsletter/subscribe`) */
+  subscribe(body: T.NewsletterSubscribeRequest, options?: RequestOptions): Promise<T.SubscribeNewsletterResponse> {
+    return this.client.request({ method: "POST", path: `/v1/newsletter/subscribe`, json: body, response: "json" }, options);
+  }
+
+  /** Confirm a newsletter signup (`POST /v1/newsletter/confirm`) */
+  confirmSubscription(body: T.NewsletterTokenRequest, options?: RequestOptions): Promise<T.NewsletterState> {
+    return this.client.request({ method: "POST", path: `/v1/newsletter/confirm`, json: body, response: "json" }, options);
+  }
+
+  /** Unsubscribe from the newsletter (`POST /v1/newsletter/unsubscribe`) */
+  unsubscribe(body: T.NewsletterTokenRequest, options?: RequestOptions): Promise<T.NewsletterState> {
+    return this.client.request({ method: "POST", path: `/v1/newsletter/unsubscribe`, json: body, response: "json" }, options);
+  }
+
+  /** Client-side event ingest (`POST /v1/events`) */
+  sendEvents(body: T.ClientEventBatch, options?: RequestOptions): Promise<T.ClientEventBatchReceipt> {
+    return this.client.request({ method: "POST", path: `/v1/events`, json: body, response: "json" }, options);
+  }
+
+  /** Prove a number before the demo calls it (`POST /v1/demo/verify`) */
+  verifyDemoNumber(body: T.DemoVerificationRequest, options?: RequestOptions): Promise<T.DemoVerification> {
+    return this.client.request({ method: "POST", path: `/v1/demo/verify`, json: body, response: "json" }, options);
+  }
+
+  /** Demo call (`POST /v1/demo/call`) */
+  demoCall(body: T.DemoCallRequest, options?: RequestOptions): Promise<T.DemoCall> {
+    return this.client.request({ method: "POST", path: `/v1/demo/call`, json: body, response: "json" }, options);
+  }
+}
+
+export class OperatorResource {
+  constructor(protected readonly client: ApiClient) {}
+
+  /** Contact form messages (`GET /v1/admin/contact-messages`) */
+  listContactMessages(query: T.ListContactMessagesQuery = {}, options?: RequestOptions): PagePromise<T.ContactMessage> {
+    return this.client.list({ method: "GET", path: `/v1/admin/contact-messages`, query, response: "json" }, options);
+  }
+
+  /** Contact form messages as CSV (`GET /v1/admin/contact-messages/export`) */
+  exportContactMessages(options?: RequestOptions): Promise<string> {
+    return this.client.request({ method: "GET", path: `/v1/admin/contact-messages/export`, response: "text" }, options);
+  }
+
+  /** Newsletter subscriptions (`GET /v1/admin/newsletter-subscriptions`) */
+  listNewsletterSubscriptions(query: T.ListNewsletterSubscriptionsQuery = {}, options?: RequestOptions): PagePromise<T.NewsletterSubscription> {
+    return this.client.list({ method: "GET", path: `/v1/admin/newsletter-subscriptions`, query, response: "json" }, options);
+  }
+
+  /** Newsletter subscriptions as CSV (`GET /v1/admin/newsletter-subscriptions/export`) */
+  exportNewsletterSubscriptions(query: T.ExportNewsletterSubscriptionsQuery = {}, options?: RequestOptions): Promise<string> {
+    return this.client.request({ method: "GET", path: `/v1/admin/newsletter-subscriptions/export`, query, response: "text" }, options);
+  }
+
+  /** Client-side events (`GET /v1/admin/client-events`) */
+  listClientEvents(query: T.ListClientEventsQuery = {}, options?: RequestOptions): PagePromise<T.ClientEvent> {
+    return this.client.list({ method: "GET", path: `/v1/admin/client-events`, query, response: "json" }, options);
+  }
+
+  /** Client-side events as CSV (`GET /v1/admin/client-events/export`) */
+  exportClientEvents(options?: RequestOptions): Promise<string> {
+    return this.client.request({ method: "GET", path: `/v1/admin/client-events/export`, response: "text" }, options);
+  }
+
+  /** Credit or debit a tenant wallet (`POST /v1/admin/workspaces/{id}/credit`) */
+  creditWorkspace(id: string, body: T.CreditRequest, options?: RequestOptions): Promise<T.CreditResult> {
+    return this.client.request({ method: "POST", path: `/v1/admin/workspaces/${encodeURIComponent(id)}/credit`, json: body, response: "json" }, options);
+  }
+
+  /** All tenant workspaces on the instance (`GET /v1/admin/workspaces`) */
+  listWorkspaces(query: T.ListTenantWorkspacesQuery = {}, options?: RequestOptions): PagePromise<T.Tenant> {
+    return this.client.list({ method: "GET", path: `/v1/admin/workspaces`, query, response: "json" }, options);
+  }
+}
+
 export class WebhooksResource {
   constructor(protected readonly client: ApiClient) {}
 
@@ -770,15 +853,6 @@ export class PricingResource {
   /** Set the instance's prices (`PUT /v1/admin/pricing`) */
   set(body: T.PricingUpdate, options?: RequestOptions): Promise<T.Pricing> {
     return this.client.request({ method: "PUT", path: `/v1/admin/pricing`, json: body, response: "json" }, options);
-  }
-}
-
-export class OperatorResource {
-  constructor(protected readonly client: ApiClient) {}
-
-  /** Credit or debit a tenant wallet (`POST /v1/admin/workspaces/{id}/credit`) */
-  creditWorkspace(id: string, body: T.CreditRequest, options?: RequestOptions): Promise<T.CreditResult> {
-    return this.client.request({ method: "POST", path: `/v1/admin/workspaces/${encodeURIComponent(id)}/credit`, json: body, response: "json" }, options);
   }
 }
 
@@ -913,6 +987,19 @@ export const OPERATIONS = {
   widgetChat: { resource: "widgets", method: "chat", httpMethod: "POST", path: "/v1/widgets/{id}/chat" },
   getWidgetPreview: { resource: "widgets", method: "preview", httpMethod: "GET", path: "/v1/widgets/{id}/preview" },
   createWidgetVoiceToken: { resource: "widgets", method: "voiceToken", httpMethod: "POST", path: "/v1/widgets/{id}/voice-token" },
+  sendContactMessage: { resource: "frontDoor", method: "contact", httpMethod: "POST", path: "/v1/contact" },
+  subscribeNewsletter: { resource: "frontDoor", method: "subscribe", httpMethod: "POST", path: "/v1/newsletter/subscribe" },
+  confirmNewsletter: { resource: "frontDoor", method: "confirmSubscription", httpMethod: "POST", path: "/v1/newsletter/confirm" },
+  unsubscribeNewsletter: { resource: "frontDoor", method: "unsubscribe", httpMethod: "POST", path: "/v1/newsletter/unsubscribe" },
+  ingestClientEvents: { resource: "frontDoor", method: "sendEvents", httpMethod: "POST", path: "/v1/events" },
+  verifyDemoNumber: { resource: "frontDoor", method: "verifyDemoNumber", httpMethod: "POST", path: "/v1/demo/verify" },
+  createDemoCall: { resource: "frontDoor", method: "demoCall", httpMethod: "POST", path: "/v1/demo/call" },
+  listContactMessages: { resource: "operator", method: "listContactMessages", httpMethod: "GET", path: "/v1/admin/contact-messages" },
+  exportContactMessages: { resource: "operator", method: "exportContactMessages", httpMethod: "GET", path: "/v1/admin/contact-messages/export" },
+  listNewsletterSubscriptions: { resource: "operator", method: "listNewsletterSubscriptions", httpMethod: "GET", path: "/v1/admin/newsletter-subscriptions" },
+  exportNewsletterSubscriptions: { resource: "operator", method: "exportNewsletterSubscriptions", httpMethod: "GET", path: "/v1/admin/newsletter-subscriptions/export" },
+  listClientEvents: { resource: "operator", method: "listClientEvents", httpMethod: "GET", path: "/v1/admin/client-events" },
+  exportClientEvents: { resource: "operator", method: "exportClientEvents", httpMethod: "GET", path: "/v1/admin/client-events/export" },
   listWebhookEndpoints: { resource: "webhooks", method: "list", httpMethod: "GET", path: "/v1/webhooks" },
   createWebhookEndpoint: { resource: "webhooks", method: "create", httpMethod: "POST", path: "/v1/webhooks" },
   listWebhookAttempts: { resource: "webhooks", method: "listDeliveries", httpMethod: "GET", path: "/v1/webhooks/deliveries" },
@@ -931,4 +1018,5 @@ export const OPERATIONS = {
   setPricing: { resource: "pricing", method: "set", httpMethod: "PUT", path: "/v1/admin/pricing" },
   creditWorkspace: { resource: "operator", method: "creditWorkspace", httpMethod: "POST", path: "/v1/admin/workspaces/{id}/credit" },
   getCallAnalytics: { resource: "analytics", method: "calls", httpMethod: "GET", path: "/v1/analytics/calls" },
+  listTenantWorkspaces: { resource: "operator", method: "listWorkspaces", httpMethod: "GET", path: "/v1/admin/workspaces" },
 } as const;

@@ -2,7 +2,7 @@
 
 import type { ApiClient } from "../client.js";
 import { Calls } from "../extensions.js";
-import { HealthResource, AuthResource, WorkspacesResource, MembersResource, ApiKeysResource, AuditLogResource, AgentsResource, ToolsResource, KnowledgeBasesResource, ProvidersResource, PhoneNumbersResource, CarriersResource, VoicesResource, CampaignsResource, SchedulesResource, RealtimeResource, WidgetsResource, WebhooksResource, WalletResource, PricingResource, OperatorResource, AnalyticsResource } from "./resources.js";
+import { HealthResource, AuthResource, WorkspacesResource, MembersResource, ApiKeysResource, AuditLogResource, AgentsResource, ToolsResource, KnowledgeBasesResource, ProvidersResource, PhoneNumbersResource, CarriersResource, VoicesResource, CampaignsResource, SchedulesResource, RealtimeResource, WidgetsResource, FrontDoorResource, OperatorResource, WebhooksResource, WalletResource, PricingResource, AnalyticsResource } from "./resources.js";
 
 /** One property per resource of the API. */
 export class ParleyResources {
@@ -24,10 +24,11 @@ export class ParleyResources {
   readonly schedules: SchedulesResource;
   readonly realtime: RealtimeResource;
   readonly widgets: WidgetsResource;
+  readonly frontDoor: FrontDoorResource;
+  readonly operator: OperatorResource;
   readonly webhooks: WebhooksResource;
   readonly wallet: WalletResource;
   readonly pricing: PricingResource;
-  readonly operator: OperatorResource;
   readonly analytics: AnalyticsResource;
 
   constructor(protected readonly api: ApiClient) {
@@ -49,10 +50,11 @@ export class ParleyResources {
     this.schedules = new SchedulesResource(api);
     this.realtime = new RealtimeResource(api);
     this.widgets = new WidgetsResource(api);
+    this.frontDoor = new FrontDoorResource(api);
+    this.operator = new OperatorResource(api);
     this.webhooks = new WebhooksResource(api);
     this.wallet = new WalletResource(api);
     this.pricing = new PricingResource(api);
-    this.operator = new OperatorResource(api);
     this.analytics = new AnalyticsResource(api);
   }
 }

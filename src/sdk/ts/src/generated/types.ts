@@ -893,6 +893,92 @@ export interface CarrierConnectionUpdate {
   credentials?: Record<string, string | null>;
 }
 
+export interface ClientEvent {
+  id: string;
+  object: "client_event";
+  name: string;
+  properties: Record<string, unknown> | null;
+  anonymous_id: string | null;
+  url: string | null;
+  /** The sender's address, keyed-hashed */
+  visitor: string;
+  /** ISO 8601, UTC */
+  occurred_at: string;
+  /** ISO 8601, UTC */
+  received_at: string;
+}
+
+export interface ClientEventBatch {
+  /** 1-50 events; the whole batch is stored or refused */
+  events: ClientEventInput[];
+}
+
+export interface ClientEventBatchReceipt {
+  object: "event_batch";
+  /** Events stored */
+  accepted: number;
+}
+
+export interface ClientEventInput {
+  /** Letters, digits, spaces and `_ . : / -`, e.g. `page_view` or `Signup Clicked` */
+  name: string;
+  /** Any JSON object, at most 4096 bytes as JSON */
+  properties?: Record<string, unknown>;
+  /** The site's own visitor id (a cookie, local storage) */
+  anonymous_id?: string;
+  /** The page (http or https) */
+  url?: string;
+  /** When it happened (default: when it was received); at most 10 minutes ahead and 30 days back */
+  occurred_at?: string;
+}
+
+export interface ClientEventList {
+  data: ClientEvent[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface ContactMessage {
+  id: string;
+  object: "contact_message";
+  name: string;
+  email: string;
+  company: string | null;
+  message: string;
+  /** The sender's address, keyed-hashed with the instance secret: equal for equal addresses, never the address */
+  visitor: string;
+  user_agent: string | null;
+  /** ISO 8601, UTC */
+  created_at: string;
+}
+
+export interface ContactMessageList {
+  data: ContactMessage[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface ContactReceipt {
+  /** `msg_…` */
+  id: string;
+  object: "contact_message";
+  /** ISO 8601, UTC */
+  created_at: string;
+}
+
+export interface ContactRequest {
+  name: string;
+  /** E-mail address */
+  email: string;
+  company?: string;
+  /** 1-5000 characters */
+  message: string;
+  /** When the page showed the form, epoch milliseconds (`Date.now()`). A form sent less than 3 s later is refused (422 on this field): people take longer. */
+  form_started_at: number;
+  /** Honeypot: render it hidden (`tabindex="-1"`, `autocomplete="off"`) and send it empty; a filled one is refused (422 on this field), since only bots fill it. */
+  website?: string;
+}
+
 export interface CreditRequest {
   /** Micro-units: positive credits the tenant, negative debits it (never below zero) */
   amount: number;
@@ -903,6 +989,54 @@ export interface CreditRequest {
 export interface CreditResult {
   entry: LedgerEntry;
   wallet: Wallet;
+}
+
+export interface DemoCall {
+  /** `demo_…` */
+  id: string;
+  object: "demo_call";
+  /** E.164, e.g. +14155550123 */
+  to: string;
+  /** The number was proven by a spoken code first */
+  verified: boolean;
+  /** ISO 8601, UTC */
+  created_at: string;
+}
+
+export interface DemoCallRequest {
+  /** E.164, e.g. +14155550123 */
+  to: string;
+  /** From POST /v1/demo/verify (required when the instance verifies numbers) */
+  verification_id?: string;
+  /** The digits the verification call spoke */
+  code?: string;
+  /** When the page showed the form, epoch milliseconds (`Date.now()`). A form sent less than 3 s later is refused (422 on this field): people take longer. */
+  form_started_at: number;
+  /** Honeypot: render it hidden (`tabindex="-1"`, `autocomplete="off"`) and send it empty; a filled one is refused (422 on this field), since only bots fill it. */
+  website?: string;
+}
+
+export interface DemoVerification {
+  /** `dver_…`: send it with the code to POST /v1/demo/call */
+  id: string;
+  object: "demo_verification";
+  /** E.164, e.g. +14155550123 */
+  to: string;
+  /** Digits of the code the call speaks */
+  code_digits: number;
+  /** Wrong codes allowed before the verification is void */
+  attempts: number;
+  /** ISO 8601, UTC */
+  expires_at: string;
+}
+
+export interface DemoVerificationRequest {
+  /** E.164, e.g. +14155550123 */
+  to: string;
+  /** When the page showed the form, epoch milliseconds (`Date.now()`). A form sent less than 3 s later is refused (422 on this field): people take longer. */
+  form_started_at: number;
+  /** Honeypot: render it hidden (`tabindex="-1"`, `autocomplete="off"`) and send it empty; a filled one is refused (422 on this field), since only bots fill it. */
+  website?: string;
 }
 
 export interface DuplicateAgentRequest {
@@ -1389,6 +1523,49 @@ export interface MeUser {
   workspace: Workspace;
 }
 
+export interface NewsletterState {
+  object: "newsletter_subscription";
+  email: string;
+  status: "pending" | "confirmed" | "unsubscribed";
+}
+
+export interface NewsletterSubscribeRequest {
+  /** E-mail address */
+  email: string;
+  /** Where the visitor signed up (a page, a campaign): kept with the subscription */
+  source?: string;
+  /** When the page showed the form, epoch milliseconds (`Date.now()`). A form sent less than 3 s later is refused (422 on this field): people take longer. */
+  form_started_at: number;
+  /** Honeypot: render it hidden (`tabindex="-1"`, `autocomplete="off"`) and send it empty; a filled one is refused (422 on this field), since only bots fill it. */
+  website?: string;
+}
+
+export interface NewsletterSubscription {
+  id: string;
+  object: "newsletter_subscription";
+  email: string;
+  status: "pending" | "confirmed" | "unsubscribed";
+  source: string | null;
+  /** Put it in every newsletter sent to a confirmed subscriber (null unless confirmed) */
+  unsubscribe_url: string | null;
+  /** ISO 8601, UTC */
+  created_at: string;
+  /** ISO 8601, UTC */
+  updated_at: string;
+  confirmed_at: string | null;
+}
+
+export interface NewsletterSubscriptionList {
+  data: NewsletterSubscription[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface NewsletterTokenRequest {
+  /** The `token` of the link the person received */
+  token: string;
+}
+
 export interface OutboundCallRequest {
   agent_id: string;
   /** E.164, e.g. +14155550123 */
@@ -1555,7 +1732,7 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  code: "bad_request" | "malformed_json" | "unauthorized" | "token_expired" | "invalid_credentials" | "insufficient_funds" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "invalid_state" | "agent_in_use" | "resource_in_use" | "agent_not_ready" | "email_taken" | "already_member" | "last_owner" | "name_taken" | "number_unavailable" | "idempotency_key_reused" | "idempotency_in_progress" | "gone" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable";
+  code: "bad_request" | "malformed_json" | "unauthorized" | "token_expired" | "invalid_credentials" | "insufficient_funds" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "invalid_state" | "agent_in_use" | "resource_in_use" | "agent_not_ready" | "email_taken" | "already_member" | "last_owner" | "name_taken" | "number_unavailable" | "demo_unavailable" | "idempotency_key_reused" | "idempotency_in_progress" | "gone" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable";
   request_id: string;
   errors?: {
     field: string;
@@ -1815,8 +1992,41 @@ export interface Simulation {
   recognition?: "agent" | "simulated";
 }
 
+export interface SubscribeNewsletterResponse {
+  status: "accepted";
+}
+
 /** Read as the exact bytes sent (a signature covers them) */
 export type TelnyxEventsRequest = Record<string, unknown>;
+
+export interface Tenant {
+  object: "tenant";
+  /** `ws_…` */
+  id: string;
+  name: string;
+  /** The operator's own workspace */
+  is_operator: boolean;
+  members: number;
+  currency: string;
+  /** Wallet balance, micro-units */
+  balance: number;
+  usage_30d: {
+    /** Calls created in the last 30 days */
+    calls: number;
+    /** Their talk time */
+    seconds: number;
+    /** Micro-units charged in the last 30 days */
+    spend: number;
+  };
+  /** ISO 8601, UTC */
+  created_at: string;
+}
+
+export interface TenantList {
+  data: Tenant[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
 
 export interface TestFunctionRequest {
   /** One of the agent's tools (`tool_…`) */
@@ -2713,6 +2923,38 @@ export interface ListWidgetsQuery {
   cursor?: string;
 }
 
+/** Query parameters of operator.listContactMessages */
+export interface ListContactMessagesQuery {
+  /** Page size (1-100, default 20) */
+  limit?: number;
+  /** `next_cursor` of the previous page */
+  cursor?: string;
+}
+
+/** Query parameters of operator.listNewsletterSubscriptions */
+export interface ListNewsletterSubscriptionsQuery {
+  /** Page size (1-100, default 20) */
+  limit?: number;
+  /** `next_cursor` of the previous page */
+  cursor?: string;
+  /** Only subscriptions in this state (e.g. `confirmed` for a mailing list) */
+  status?: "pending" | "confirmed" | "unsubscribed";
+}
+
+/** Query parameters of operator.exportNewsletterSubscriptions */
+export interface ExportNewsletterSubscriptionsQuery {
+  /** Only subscriptions in this state (e.g. `confirmed` for a mailing list) */
+  status?: "pending" | "confirmed" | "unsubscribed";
+}
+
+/** Query parameters of operator.listClientEvents */
+export interface ListClientEventsQuery {
+  /** Page size (1-100, default 20) */
+  limit?: number;
+  /** `next_cursor` of the previous page */
+  cursor?: string;
+}
+
 /** Query parameters of webhooks.list */
 export interface ListWebhookEndpointsQuery {
   /** Page size (1-100, default 20) */
@@ -2773,4 +3015,12 @@ export interface GetCallAnalyticsQuery {
   interval?: "hour" | "day" | "week";
   /** Only this agent's calls */
   agent_id?: string;
+}
+
+/** Query parameters of operator.listWorkspaces */
+export interface ListTenantWorkspacesQuery {
+  /** Page size (1-100, default 20) */
+  limit?: number;
+  /** `next_cursor` of the previous page */
+  cursor?: string;
 }
