@@ -64,6 +64,8 @@ export interface AppServices {
   operatorWorkspaceId: () => string | null;
   /** Queues a real outbound call from a workspace (the calls feature's createOutboundCall); ApiError when it cannot be placed. */
   placeCall: (workspaceId: string, input: { agent_id: string; to: string; variables: Record<string, unknown>; metadata: Record<string, unknown> }) => { id: string };
+  /** Suspension: hang up a workspace's live calls and cancel its queued ones; answers how many. */
+  stopWorkspaceCalls: (workspaceId: string, reason: string) => number;
 }
 
 /**
@@ -105,7 +107,7 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(webhookRoutes(ctx))
     .use(walletRoutes(ctx))
     .use(analyticsRoutes(ctx))
-    .use(operatorRoutes(ctx));
+    .use(operatorRoutes(ctx, services.stopWorkspaceCalls));
   // Each carrier's own callbacks and media sockets, under /v1/telephony/<kind>/.
   for (const kind of services.carriers.kinds()) {
     if (!kind.routes) continue;

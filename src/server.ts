@@ -15,7 +15,7 @@ import { issueToken, pruneTokens } from "./modules/realtime/tokens.ts";
 import { finalizeCall } from "./modules/calls/finalize.ts";
 import { inboundCalls } from "./modules/calls/inbound.ts";
 import { endCallsOfPreviousRun, FINALIZE_JOB, onCallEnd } from "./modules/calls/lifecycle.ts";
-import { checkWebCallAllowed, createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB } from "./modules/calls/service.ts";
+import { checkWebCallAllowed, createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB, stopWorkspaceCalls } from "./modules/calls/service.ts";
 import { DISPATCH_JOB, dispatchCampaign } from "./modules/campaigns/dispatcher.ts";
 import { recordCampaignOutcome } from "./modules/campaigns/outcomes.ts";
 import { campaignsUsingAgent } from "./modules/campaigns/service.ts";
@@ -82,6 +82,7 @@ export function createParley(options: ContextOptions): Parley {
     operatorWorkspaceId: () => findOperatorWorkspace(ctx.db)?.id ?? null,
     // The operator's own call (the public demo): it may reach any carrier the operator connected.
     placeCall: (workspaceId, input) => createOutboundCall(ctx, carriers, workspaceId, input, { reach: "any" }),
+    stopWorkspaceCalls: (workspaceId, reason) => stopWorkspaceCalls(ctx, workspaceId, reason),
   };
   const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }), carriers, services });
   registerJobHandlers(parley);

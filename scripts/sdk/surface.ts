@@ -162,6 +162,8 @@ export const SURFACE: Record<string, string> = {
   setPricing: "pricing.set",
   creditWorkspace: "operator.creditWorkspace",
   listTenantWorkspaces: "operator.listWorkspaces",
+  suspendTenantWorkspace: "operator.suspendWorkspace",
+  resumeTenantWorkspace: "operator.resumeWorkspace",
   getCallAnalytics: "analytics.calls",
 
   sendContactMessage: "frontDoor.contact",

@@ -3,6 +3,7 @@ import type { HttpContext } from "./context.ts";
 import { readCredential, resolveSession, resolveWorkspacePrincipal, WORKSPACE_HEADER } from "./principals.ts";
 import { ApiError } from "./errors.ts";
 import { requireLevel, type Principal, type RouteAuth, type SessionPrincipal } from "./permissions.ts";
+import { assertNotSuspended } from "./suspensions.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
 import { requestMeta, type RequestMeta } from "./request-meta.ts";
 
@@ -84,6 +85,7 @@ function buildAdmission(ctx: HttpContext): Admit {
     const principal = await authenticate(meta, () => resolveWorkspacePrincipal(ctx, credential, request.headers.get(WORKSPACE_HEADER)));
     meta.principal = principal;
     enforceRateLimit(rateLimiter, meta, `cred:${principal.apiKeyId ?? principal.userId}`, config.rateLimitPerMinute);
+    assertNotSuspended(ctx, principal.workspaceId);
     requireLevel(principal, guard);
     // The specification: read-only keys make GET requests only (search has a GET form for them).
     if (principal.scope === "read-only" && request.method !== "GET" && request.method !== "HEAD") {

@@ -6,6 +6,7 @@ export const ERROR_CODES = {
   token_expired: { status: 401, title: "Token expired" },
   invalid_credentials: { status: 401, title: "Invalid credentials" },
   insufficient_funds: { status: 402, title: "Insufficient funds" },
+  workspace_suspended: { status: 403, title: "Workspace suspended" },
   forbidden: { status: 403, title: "Forbidden" },
   insufficient_scope: { status: 403, title: "Insufficient scope" },
   not_found: { status: 404, title: "Not found" },

@@ -22,6 +22,8 @@ const idsOfA: string[] = [];
 const NOT_WORKSPACE_OBJECTS: Record<string, string> = {
   "/v1/workspaces/invitations/{token}/accept": "a one-time token addressed to an e-mail; members.test.ts checks a different user gets 403",
   "/v1/admin/workspaces/{id}/credit": "the operator's console names tenants by design; a tenant gets 403 (scope-matrix.test.ts, wallet.test.ts)",
+  "/v1/admin/workspaces/{id}/suspend": "the operator's console names tenants by design; a tenant gets 403 (scope-matrix.test.ts, operator.test.ts)",
+  "/v1/admin/workspaces/{id}/resume": "the operator's console names tenants by design; a tenant gets 403 (scope-matrix.test.ts, operator.test.ts)",
 };
 
 beforeAll(async () => {

@@ -42,6 +42,9 @@ export const EXTENSIONS: ContractOperation[] = [
   { number: 1016, method: "GET", path: "/v1/admin/newsletter-subscriptions/export", auth: "operator", purpose: "Newsletter subscriptions as CSV" },
   { number: 1017, method: "GET", path: "/v1/admin/client-events", auth: "operator", purpose: "Client-side events" },
   { number: 1018, method: "GET", path: "/v1/admin/client-events/export", auth: "operator", purpose: "Client-side events as CSV" },
+  // Issue 13: the operator suspends and resumes a tenant; the catalog has no row for either.
+  { number: 1020, method: "POST", path: "/v1/admin/workspaces/{id}/suspend", auth: "operator", purpose: "Suspend a tenant workspace (keys and calls stop at once)" },
+  { number: 1021, method: "POST", path: "/v1/admin/workspaces/{id}/resume", auth: "operator", purpose: "Resume a suspended tenant workspace" },
 ];
 
 /** The catalog's implemented operations plus Parley's extensions: what /openapi.json must list. */

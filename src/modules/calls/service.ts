@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import { and, desc, eq, gt, gte, lt, notInArray, or, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { callEvents, calls, LIVE_STATUSES, type CallStatus } from "../../db/schema/index.ts";
+import { assertNotSuspended } from "../../http/suspensions.ts";
 import { ApiError, invalid, notFound, type FieldError } from "../../http/errors.ts";
 import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 import { newId } from "../../lib/ids.ts";
@@ -14,7 +15,7 @@ import { checkReach, type CarrierReach } from "../../telephony/reach.ts";
 import type { Carrier } from "../../telephony/types.ts";
 import { configOf, getAgent, referencedAgent } from "../agents/service.ts";
 import { findNumberById, findOwnedNumber, numberOfAgent, type PhoneNumberRow } from "../phone-numbers/service.ts";
-import { addTimelineEvent, findCall, type CallRow } from "./lifecycle.ts";
+import { addTimelineEvent, endCall, findCall, type CallRow } from "./lifecycle.ts";
 import { mp3Settled, recordingFile } from "./recording.ts";
 
 export const PLACE_JOB = "calls.place";
@@ -41,6 +42,8 @@ export interface OutboundInput {
  * workspace owns), records it as `queued`, and queues the job that dials it.
  */
 export function createOutboundCall(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: OutboundInput, extra: { campaignId?: string; contactId?: number; reach?: CarrierReach } = {}): CallRow {
+  // Every outbound call (API, campaign, schedule, demo) starts here: a suspended workspace places none.
+  assertNotSuspended(ctx, workspaceId);
   const agent = referencedAgent(ctx, workspaceId, input.agent_id);
   const number = input.fromNumberId
     ? findNumberById(ctx, workspaceId, input.fromNumberId)
@@ -139,6 +142,7 @@ export function carrierOfNumber(carriers: CarrierRegistry, number: PhoneNumberRo
 }
 
 export function checkInboundAllowed(ctx: AppContext, workspaceId: string, number: PhoneNumberRow, simulatedRecognition: boolean) {
+  assertNotSuspended(ctx, workspaceId);
   if ((number.inbound as { enabled?: boolean }).enabled === false) throw new ApiError("number_unavailable", `inbound calls to ${number.number} are switched off`);
   if (!number.agentId) throw new ApiError("number_unavailable", `no agent answers ${number.number}: assign one first`);
   const agent = getAgent(ctx, workspaceId, number.agentId);
@@ -179,6 +183,7 @@ export const BROWSER_CARRIER = "browser";
 
 /** A browser voice session: the agent must be able to hold a live call with a real recogniser. */
 export function checkWebCallAllowed(ctx: AppContext, workspaceId: string, agentId: string) {
+  assertNotSuspended(ctx, workspaceId);
   const agent = referencedAgent(ctx, workspaceId, agentId);
   const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition: false });
   if (problems.length) throw notReady(problems);
@@ -292,4 +297,17 @@ export async function eraseCall(ctx: AppContext, workspaceId: string, id: string
     addTimelineEvent(ctx, call, "erased", {});
   })();
   return findCall(ctx, id)!;
+}
+
+/** Stops every call of a workspace now (its suspension): live ones hang up with `reason`, queued ones are canceled. */
+export function stopWorkspaceCalls(ctx: AppContext, workspaceId: string, reason: string): number {
+  let stopped = 0;
+  for (const live of liveCalls(ctx).values()) {
+    if (live.workspaceId !== workspaceId) continue;
+    live.hangup(reason);
+    stopped++;
+  }
+  const queued = ctx.db.select({ id: calls.id }).from(calls).where(and(eq(calls.workspaceId, workspaceId), eq(calls.status, "queued"))).all();
+  for (const call of queued) if (!liveCalls(ctx).has(call.id) && endCall(ctx, call.id, { status: "canceled", endReason: reason })) stopped++;
+  return stopped;
 }

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Timestamp } from "../../http/models.ts";
+import { NullableTimestamp, Timestamp } from "../../http/models.ts";
 import { nameSchemas } from "../../lib/schema-names.ts";
 
 export const Tenant = t.Object({
@@ -15,7 +15,14 @@ export const Tenant = t.Object({
     seconds: t.Integer({ description: "Their talk time" }),
     spend: t.Integer({ description: "Micro-units charged in the last 30 days" }),
   }),
+  suspended_at: NullableTimestamp,
+  suspended_reason: t.Union([t.String(), t.Null()]),
   created_at: Timestamp,
 });
 
-nameSchemas({ Tenant });
+export const SuspendRequest = t.Object(
+  { reason: t.String({ minLength: 1, maxLength: 500, description: "Why, for the operator's records (unpaid invoice, abuse report …)" }) },
+  { additionalProperties: false },
+);
+
+nameSchemas({ Tenant, SuspendRequest });

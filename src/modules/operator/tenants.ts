@@ -47,6 +47,8 @@ export function tenantsJson(ctx: AppContext, rows: WorkspaceRow[]): Static<typeo
     currency: ctx.config.currency,
     balance: balances.get(row.id)?.balance ?? 0,
     usage_30d: { calls: usage.get(row.id)?.calls ?? 0, seconds: Math.round(usage.get(row.id)?.seconds ?? 0), spend: spend.get(row.id)?.amount ?? 0 },
+    suspended_at: toIso(row.suspendedAt),
+    suspended_reason: row.suspendedReason,
     created_at: toIso(row.createdAt),
   }));
 }

@@ -6,6 +6,7 @@ import { ApiError, notFound } from "../../http/errors.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
 import { requestMeta } from "../../http/request-meta.ts";
+import { assertNotSuspended } from "../../http/suspensions.ts";
 import { embedScript, previewPage, scriptResponse } from "../../web/assets.ts";
 import { ChatBody, ChatReply, Widget, WidgetConfig, WidgetCreate, WidgetUpdate, VoiceToken, widgetConfigJson, widgetJson, type WidgetLook } from "./models.ts";
 import { normalizeRequestOrigin, originAllowed, originOfUrl } from "./origins.ts";
@@ -93,6 +94,7 @@ function widgetPublicRoutes(ctx: HttpContext, services: WidgetServices) {
     await admit(request, "public");
     const widget = lookUp(request, params.id);
     if (!widget) throw notFound("widget");
+    assertNotSuspended(ctx, widget.workspaceId); // a suspended tenant's widgets stop with its keys and calls
     if (originChecked && !allowed(widget, pageOrigin(request))) {
       const header = request.headers.get("origin");
       throw new ApiError(

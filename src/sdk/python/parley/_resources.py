@@ -99,6 +99,7 @@ from ._types import (
     ScheduleUpdate,
     Session,
     SubscribeNewsletterResponse,
+    SuspendRequest,
     Tenant,
     TestFunctionRequest,
     Tokens,
@@ -1771,6 +1772,39 @@ class OperatorResource(Resource):
         """
         return self._call("creditWorkspace", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
 
+    def suspend_workspace(
+        self,
+        id: str,
+        body: SuspendRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Tenant:
+        """Suspend a tenant
+
+        POST /v1/admin/workspaces/{id}/suspend
+        """
+        return self._call(
+            "suspendTenantWorkspace",
+            (id,),
+            body,
+            idempotency_key=idempotency_key,
+            timeout=timeout,
+        )
+
+    def resume_workspace(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Tenant:
+        """Resume a suspended tenant
+
+        POST /v1/admin/workspaces/{id}/resume
+        """
+        return self._call("resumeTenantWorkspace", (id,), idempotency_key=idempotency_key, timeout=timeout)
+
     def list_workspaces(
         self,
         *,
@@ -2235,5 +2269,7 @@ OPERATIONS: Dict[str, Operation] = {
     "setPricing": Operation("pricing", "set", "PUT", "/v1/admin/pricing", "json", False),
     "creditWorkspace": Operation("operator", "credit_workspace", "POST", "/v1/admin/workspaces/{id}/credit", "json", False),
     "getCallAnalytics": Operation("analytics", "calls", "GET", "/v1/analytics/calls", "json", False),
+    "suspendTenantWorkspace": Operation("operator", "suspend_workspace", "POST", "/v1/admin/workspaces/{id}/suspend", "json", False),
+    "resumeTenantWorkspace": Operation("operator", "resume_workspace", "POST", "/v1/admin/workspaces/{id}/resume", "json", False),
     "listTenantWorkspaces": Operation("operator", "list_workspaces", "GET", "/v1/admin/workspaces", "json", True),
 }

@@ -206,6 +206,7 @@ __all__ = [
     "SessionList",
     "Simulation",
     "SubscribeNewsletterResponse",
+    "SuspendRequest",
     "TelnyxEventsRequest",
     "TenantUsage30d",
     "Tenant",
@@ -2907,7 +2908,7 @@ _ProblemRequired = TypedDict(
         "title": str,
         "status": int,
         "detail": str,
-        "code": Literal["bad_request", "malformed_json", "unauthorized", "token_expired", "invalid_credentials", "insufficient_funds", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "conflict", "invalid_state", "agent_in_use", "resource_in_use", "agent_not_ready", "email_taken", "already_member", "last_owner", "name_taken", "number_unavailable", "demo_unavailable", "idempotency_key_reused", "idempotency_in_progress", "gone", "payload_too_large", "unsupported_media_type", "validation_failed", "rate_limited", "internal_error", "bad_gateway", "service_unavailable"],
+        "code": Literal["bad_request", "malformed_json", "unauthorized", "token_expired", "invalid_credentials", "insufficient_funds", "workspace_suspended", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "conflict", "invalid_state", "agent_in_use", "resource_in_use", "agent_not_ready", "email_taken", "already_member", "last_owner", "name_taken", "number_unavailable", "demo_unavailable", "idempotency_key_reused", "idempotency_in_progress", "gone", "payload_too_large", "unsupported_media_type", "validation_failed", "rate_limited", "internal_error", "bad_gateway", "service_unavailable"],
         "request_id": str,
     },
 )
@@ -3274,6 +3275,14 @@ SubscribeNewsletterResponse = TypedDict(
 )
 
 
+SuspendRequest = TypedDict(
+    "SuspendRequest",
+    {
+        "reason": str,  # Why, for the operator's records (unpaid invoice, abuse report …)
+    },
+)
+
+
 # Read as the exact bytes sent (a signature covers them)
 TelnyxEventsRequest = Dict[str, Any]
 
@@ -3299,6 +3308,8 @@ Tenant = TypedDict(
         "currency": str,
         "balance": int,  # Wallet balance, micro-units
         "usage_30d": TenantUsage30d,
+        "suspended_at": Optional[str],
+        "suspended_reason": Optional[str],
         "created_at": str,  # ISO 8601, UTC
     },
 )

@@ -758,6 +758,16 @@ export class OperatorResource {
     return this.client.request({ method: "POST", path: `/v1/admin/workspaces/${encodeURIComponent(id)}/credit`, json: body, response: "json" }, options);
   }
 
+  /** Suspend a tenant (`POST /v1/admin/workspaces/{id}/suspend`) */
+  suspendWorkspace(id: string, body: T.SuspendRequest, options?: RequestOptions): Promise<T.Tenant> {
+    return this.client.request({ method: "POST", path: `/v1/admin/workspaces/${encodeURIComponent(id)}/suspend`, json: body, response: "json" }, options);
+  }
+
+  /** Resume a suspended tenant (`POST /v1/admin/workspaces/{id}/resume`) */
+  resumeWorkspace(id: string, options?: RequestOptions): Promise<T.Tenant> {
+    return this.client.request({ method: "POST", path: `/v1/admin/workspaces/${encodeURIComponent(id)}/resume`, response: "json" }, options);
+  }
+
   /** All tenant workspaces on the instance (`GET /v1/admin/workspaces`) */
   listWorkspaces(query: T.ListTenantWorkspacesQuery = {}, options?: RequestOptions): PagePromise<T.Tenant> {
     return this.client.list({ method: "GET", path: `/v1/admin/workspaces`, query, response: "json" }, options);
@@ -1018,5 +1028,7 @@ export const OPERATIONS = {
   setPricing: { resource: "pricing", method: "set", httpMethod: "PUT", path: "/v1/admin/pricing" },
   creditWorkspace: { resource: "operator", method: "creditWorkspace", httpMethod: "POST", path: "/v1/admin/workspaces/{id}/credit" },
   getCallAnalytics: { resource: "analytics", method: "calls", httpMethod: "GET", path: "/v1/analytics/calls" },
+  suspendTenantWorkspace: { resource: "operator", method: "suspendWorkspace", httpMethod: "POST", path: "/v1/admin/workspaces/{id}/suspend" },
+  resumeTenantWorkspace: { resource: "operator", method: "resumeWorkspace", httpMethod: "POST", path: "/v1/admin/workspaces/{id}/resume" },
   listTenantWorkspaces: { resource: "operator", method: "listWorkspaces", httpMethod: "GET", path: "/v1/admin/workspaces" },
 } as const;

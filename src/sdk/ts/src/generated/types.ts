@@ -1732,7 +1732,7 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  code: "bad_request" | "malformed_json" | "unauthorized" | "token_expired" | "invalid_credentials" | "insufficient_funds" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "invalid_state" | "agent_in_use" | "resource_in_use" | "agent_not_ready" | "email_taken" | "already_member" | "last_owner" | "name_taken" | "number_unavailable" | "demo_unavailable" | "idempotency_key_reused" | "idempotency_in_progress" | "gone" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable";
+  code: "bad_request" | "malformed_json" | "unauthorized" | "token_expired" | "invalid_credentials" | "insufficient_funds" | "workspace_suspended" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "invalid_state" | "agent_in_use" | "resource_in_use" | "agent_not_ready" | "email_taken" | "already_member" | "last_owner" | "name_taken" | "number_unavailable" | "demo_unavailable" | "idempotency_key_reused" | "idempotency_in_progress" | "gone" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable";
   request_id: string;
   errors?: {
     field: string;
@@ -1996,6 +1996,11 @@ export interface SubscribeNewsletterResponse {
   status: "accepted";
 }
 
+export interface SuspendRequest {
+  /** Why, for the operator's records (unpaid invoice, abuse report …) */
+  reason: string;
+}
+
 /** Read as the exact bytes sent (a signature covers them) */
 export type TelnyxEventsRequest = Record<string, unknown>;
 
@@ -2018,6 +2023,8 @@ export interface Tenant {
     /** Micro-units charged in the last 30 days */
     spend: number;
   };
+  suspended_at: string | null;
+  suspended_reason: string | null;
   /** ISO 8601, UTC */
   created_at: string;
 }
