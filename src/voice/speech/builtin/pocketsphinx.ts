@@ -182,10 +182,11 @@ class PocketsphinxSession implements RecognitionSession {
   private samplesSincePartial = 0;
   private lastPartial = "";
   /**
-   * The utterance's audio, kept while the decoder has not yet adapted to this telephone channel: its
+   * The utterance's audio, kept while the decoder has not yet adapted to this channel: its
    * normalisation starts from whatever it heard last (wideband speech, another caller), and a first
-   * narrowband utterance decoded from there comes out garbled ("thank you very much, goodbye" →
-   * "what"). Decoding it a second time, adapted, costs that one utterance's decode time once per call.
+   * utterance decoded from there comes out garbled (narrowband "thank you very much, goodbye" →
+   * "what"; a browser's "what are your opening hours" after telephone calls → "what do you use").
+   * Decoding it a second time, adapted, costs that one utterance's decode time once per call.
    */
   private replay: Int16Array[] | null;
 
@@ -195,7 +196,10 @@ class PocketsphinxSession implements RecognitionSession {
     private readonly options: RecognitionOptions,
     private readonly end: (reusable: boolean) => void,
   ) {
-    this.replay = options.sampleRate < MODEL_SAMPLE_RATE && decoder.adaptedTo !== channelOf(options) ? [] : null;
+    // A fresh decoder starts from the model's own (wideband) normalisation, right for wideband audio;
+    // one that adapted to another channel is wrong for any rate until it has heard this one.
+    const unadapted = decoder.adaptedTo !== channelOf(options);
+    this.replay = unadapted && (options.sampleRate < MODEL_SAMPLE_RATE || decoder.adaptedTo !== null) ? [] : null;
     this.resampler = options.sampleRate === MODEL_SAMPLE_RATE ? null : new StreamingResampler({ fromRate: options.sampleRate, toRate: MODEL_SAMPLE_RATE });
     if (options.signal?.aborted) this.abort();
     else options.signal?.addEventListener("abort", () => this.abort(), { once: true });
