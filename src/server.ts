@@ -14,7 +14,10 @@ import { webCalls } from "./modules/calls/web.ts";
 import { issueToken, pruneTokens } from "./modules/realtime/tokens.ts";
 import { finalizeCall } from "./modules/calls/finalize.ts";
 import { inboundCalls } from "./modules/calls/inbound.ts";
-import { endCallsOfPreviousRun, FINALIZE_JOB, onCallEnd } from "./modules/calls/lifecycle.ts";
+import { endCallsOfPreviousRun, FINALIZE_JOB, findCall, onCallEnd, onCallStart } from "./modules/calls/lifecycle.ts";
+import { agentConfigForCall } from "./modules/calls/connect.ts";
+import { fundsCutoffs, startMetering } from "./modules/wallet/meter-loop.ts";
+import { enginesOf, ensureFunds, settleCall } from "./modules/wallet/metering.ts";
 import { checkWebCallAllowed, createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB, stopWorkspaceCalls } from "./modules/calls/service.ts";
 import { DISPATCH_JOB, dispatchCampaign } from "./modules/campaigns/dispatcher.ts";
 import { recordCampaignOutcome } from "./modules/campaigns/outcomes.ts";
@@ -121,6 +124,17 @@ export function closeParley(parley: Parley): void {
 function registerJobHandlers(ctx: Parley): void {
   // A campaign contact moves on in the same transaction as its call's end.
   onCallEnd(ctx, recordCampaignOutcome);
+  // Money: a call starts only if its wallet can pay its first minute, and its final charge commits with its end.
+  onCallStart(ctx, (ctx, start) => ensureFunds(ctx, start.workspaceId, start.carrierKind, start.direction, start.agent));
+  onCallEnd(ctx, (ctx, call) => {
+    try {
+      const end = (call.answeredAt ?? 0) + (call.durationMs ?? 0);
+      settleCall(ctx, call, Math.min(end, fundsCutoffs(ctx).get(call.id) ?? end), enginesOfCall(ctx, call));
+    } catch (error) {
+      // Never roll the call's end back over its charge: the charge is logged to be corrected by hand.
+      ctx.logger.error("settling an ended call failed", { call_id: call.id, error: (error as Error).message });
+    }
+  });
   // Deliveries wait on the network, not the CPU: many may be in flight on a small box.
   ctx.jobs.register<{ delivery_id: string }>(DELIVER_JOB, (job) => deliverWebhook(ctx, job), {
     concurrency: 32,
@@ -183,6 +197,7 @@ export function startServer(ctx: Parley): RunningServer {
       },
     },
   ]);
+  const metering = startMetering(ctx, (call) => enginesOfCall(ctx, call));
   ctx.jobs.start();
   // SIP trunks answer on their own ports from the start.
   ctx.carriers.listen();
@@ -193,10 +208,18 @@ export function startServer(ctx: Parley): RunningServer {
     url: `http://${ctx.config.host.includes(":") ? `[${ctx.config.host}]` : ctx.config.host === "0.0.0.0" ? "127.0.0.1" : ctx.config.host}:${port}`,
     async stop() {
       sweeps.stop();
+      metering.stop();
       await server.stop(false);
       await ctx.jobs.stop(JOB_SHUTDOWN_DEADLINE_MS);
       const ended = await endLiveCallsAtShutdown(ctx, JOB_SHUTDOWN_DEADLINE_MS);
       if (ended) ctx.logger.info("live calls ended at shutdown", { calls: ended });
     },
   };
+}
+
+/** The engines of the agent version a call was made with (what metering prices speech and LLM by). */
+function enginesOfCall(ctx: AppContext, call: { id: string }) {
+  const row = findCall(ctx, call.id);
+  const config = row ? agentConfigForCall(ctx, row) : null;
+  return config ? enginesOf(config) : ({ speech: "builtin", llm: "builtin" } as const);
 }

@@ -40,7 +40,7 @@ export function buildConfig(settings: RawSettings): Config {
   const v = values as unknown as ConfigValues;
   if (!Number.isInteger(v.port) || v.port < 0 || v.port > 65535) throw new ConfigError(`--port must be between 0 and 65535, got ${v.port}`);
   if (!validHost(v.host)) throw new ConfigError(`--host ${v.host} is not an IP address or host name to listen on`);
-  for (const key of ["rateLimitPerMinute", "publicRateLimitPerMinute", "jobLeaseSeconds"] as const) {
+  for (const key of ["rateLimitPerMinute", "publicRateLimitPerMinute", "jobLeaseSeconds", "settlementSeconds"] as const) {
     if (v[key] < 1) throw new ConfigError(`${flagOf(key)} must be at least 1`);
   }
   if (v.scheduleGraceMinutes < 0) throw new ConfigError(`${flagOf("scheduleGraceMinutes")} must be 0 or more`);

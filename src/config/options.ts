@@ -28,6 +28,8 @@ export interface ConfigValues {
   offline: boolean;
   scheduleGraceMinutes: number;
   currency: string;
+  settlementSeconds: number;
+  insufficientFundsMessage: string;
   demoAgent: string;
   demoVerifyAgent: string;
 }
@@ -51,5 +53,7 @@ export const OPTIONS: OptionSpec[] = [
   { key: "currency", flag: "currency", env: "PARLEY_CURRENCY", type: "string", default: "USD", help: "ISO 4217 code of the instance's money: wallets, prices and charges are in it" },
   { key: "demoAgent", flag: "demo-agent", env: "PARLEY_DEMO_AGENT", type: "string", default: "", help: "agent_… of the operator workspace that holds the public demo call (POST /v1/demo/call); unset: no demo" },
   { key: "demoVerifyAgent", flag: "demo-verify-agent", env: "PARLEY_DEMO_VERIFY_AGENT", type: "string", default: "", help: "agent_… of the operator workspace whose first message speaks {{demo_code}}: the demo then calls only numbers proven with it" },
+  { key: "settlementSeconds", flag: "settlement-seconds", env: "PARLEY_SETTLEMENT_SECONDS", type: "integer", default: 10, help: "how often live calls are charged; a wallet can overdraw by at most this much talk time" },
+  { key: "insufficientFundsMessage", flag: "insufficient-funds-message", env: "PARLEY_INSUFFICIENT_FUNDS_MESSAGE", type: "string", default: "I'm sorry, this call has to end now because the account is out of credit. Goodbye.", help: "what an agent says before it ends a call whose wallet ran out" },
   { key: "jobLeaseSeconds", flag: "job-lease-seconds", env: "PARLEY_JOB_LEASE_SECONDS", type: "integer", default: 30, help: "how long a crashed worker's jobs wait before they run again" },
 ];

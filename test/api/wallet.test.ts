@@ -54,12 +54,12 @@ describe("the wallet", () => {
     const usage = (await s.server.api.get(`/v1/wallet/usage?from=2026-11-20T00:00:00Z&to=2026-11-22T00:00:00Z`, { token: user.token })).body;
     expect(usage).toMatchObject({ object: "wallet_usage", currency: "USD", total: 600_000 });
     expect(usage.by_day).toEqual([
-      { day: "2026-11-20", amount: 500_000, seconds: 120 },
-      { day: "2026-11-21", amount: 100_000, seconds: 30 },
+      { day: "2026-11-20", amount: 500_000 },
+      { day: "2026-11-21", amount: 100_000 },
     ]);
     expect(usage.by_agent).toEqual([
-      { agent_id: "agent_a", amount: 500_000, seconds: 120 },
-      { agent_id: "agent_b", amount: 100_000, seconds: 30 },
+      { agent_id: "agent_a", amount: 500_000 },
+      { agent_id: "agent_b", amount: 100_000 },
     ]);
     expect(usage.by_category).toEqual([
       { category: "telephony.simulated.outbound", amount: 300_000, seconds: 90 },

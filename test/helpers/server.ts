@@ -83,3 +83,17 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   };
 }
+
+/** Real time that a test can jump forward: access tokens expire and rate windows close without waiting. */
+export class ShiftedClock extends ManualClock {
+  private offset = 0;
+  override now(): number {
+    return Date.now() + this.offset;
+  }
+  override advance(ms: number): void {
+    this.offset += Math.round(ms); // whole milliseconds, as the server stores them (cursors carry them)
+  }
+  override set(ms: number): void {
+    this.offset = ms - Date.now();
+  }
+}

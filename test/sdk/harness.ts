@@ -3,10 +3,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ManualClock } from "../../src/core/clock.ts";
 import { builtBinary } from "../helpers/binary.ts";
 import { spawnServer } from "../helpers/process.ts";
-import { startTestServer } from "../helpers/server.ts";
+import { ShiftedClock, startTestServer } from "../helpers/server.ts";
 
 export type Flavor = "source" | "binary";
 
@@ -19,20 +18,6 @@ export interface SdkServer {
   /** Environment for a library's own test runner (PARLEY_URL, and PARLEY_TEST_CONTROL_URL from source). */
   env: Record<string, string>;
   stop(): Promise<void>;
-}
-
-/** Real time that a test can jump forward: access tokens expire and rate windows close without waiting. */
-class ShiftedClock extends ManualClock {
-  private offset = 0;
-  override now(): number {
-    return Date.now() + this.offset;
-  }
-  override advance(ms: number): void {
-    this.offset += Math.round(ms); // whole milliseconds, as the server stores them (cursors carry them)
-  }
-  override set(ms: number): void {
-    this.offset = ms - Date.now();
-  }
 }
 
 export async function startSdkServer(flavor: Flavor): Promise<SdkServer> {

@@ -28,7 +28,9 @@ export const ledgerEntries = sqliteTable("ledger_entries", {
 }, (t) => [
   index("ledger_workspace_idx").on(t.workspaceId, t.createdAt, t.id),
   uniqueIndex("ledger_dedupe_unique").on(t.workspaceId, t.dedupe),
-  index("ledger_ref_idx").on(t.refType, t.refId),
+  // What a call (or payment) was charged is read every settlement interval: answered from the index
+  // alone. Ids are unique across kinds (`call_…`, `txn_…`), so no ref_type column leads it.
+  index("ledger_call_charges_idx").on(t.refId, t.category, t.amount, t.quantity),
 ]);
 
 /** Each workspace's cached balance and automatic top-up settings. */

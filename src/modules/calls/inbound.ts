@@ -18,16 +18,16 @@ export function inboundCalls(ctx: AppContext, brains: BrainServices, carriers: C
     if (!number || !carrier || carrier.kind !== request.kind || (request.connectionId && number.carrier !== request.connectionId)) {
       throw new ApiError("not_found", `${request.to} is not a ${request.kind} number of this workspace`);
     }
-    return { number, scripted: carrier.scriptedRecognition("inbound", request.carrierOptions) };
+    return { number, kind: carrier.kind, scripted: carrier.scriptedRecognition("inbound", request.carrierOptions) };
   };
   return {
     check(workspaceId, request) {
-      const { number, scripted } = route(workspaceId, request);
-      checkInboundAllowed(ctx, workspaceId, number, scripted);
+      const { number, kind, scripted } = route(workspaceId, request);
+      checkInboundAllowed(ctx, workspaceId, number, scripted, kind);
     },
     answer(workspaceId, request, makeLeg) {
-      const { number, scripted } = route(workspaceId, request);
-      const call = createInboundCall(ctx, workspaceId, number, request.from, request.carrierOptions, scripted);
+      const { number, kind, scripted } = route(workspaceId, request);
+      const call = createInboundCall(ctx, workspaceId, number, request.from, request.carrierOptions, scripted, kind);
       try {
         const leg = makeLeg(call.id);
         connectLeg(ctx, brains, call, agentConfigForCall(ctx, call)!, leg, { screenForMachine: false, scriptedRecognition: scripted });

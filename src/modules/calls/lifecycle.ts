@@ -1,6 +1,7 @@
 import { storedRecordingPath } from "./recording.ts";
 import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
+import type { AgentConfig } from "../../voice/agent-config.ts";
 import { callEvents, calls, LIVE_STATUSES, type CallStatus } from "../../db/schema/index.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { publishAgentEvent } from "../../webhooks/outbox.ts";
@@ -24,9 +25,32 @@ export type CallEndHook = (ctx: AppContext, call: CallRow) => void;
 const callEndHooks = new WeakMap<AppContext, Set<CallEndHook>>();
 
 export function onCallEnd(ctx: AppContext, hook: CallEndHook): void {
-  let hooks = callEndHooks.get(ctx);
-  if (!hooks) callEndHooks.set(ctx, (hooks = new Set()));
+  addHook(callEndHooks, ctx, hook);
+}
+
+function addHook<Hook>(registry: WeakMap<AppContext, Set<Hook>>, ctx: AppContext, hook: Hook): void {
+  let hooks = registry.get(ctx);
+  if (!hooks) registry.set(ctx, (hooks = new Set()));
   hooks.add(hook);
+}
+
+/** A call about to be created; a start hook throws an ApiError to refuse it (the wallet's 402). */
+export interface CallStart {
+  workspaceId: string;
+  /** `simulated`, `sip`, `twilio`, `telnyx` or `browser`. */
+  carrierKind: string;
+  direction: CallRow["direction"];
+  agent: AgentConfig;
+}
+export type CallStartHook = (ctx: AppContext, start: CallStart) => void;
+const callStartHooks = new WeakMap<AppContext, Set<CallStartHook>>();
+
+export function onCallStart(ctx: AppContext, hook: CallStartHook): void {
+  addHook(callStartHooks, ctx, hook);
+}
+
+export function checkCallStart(ctx: AppContext, start: CallStart): void {
+  for (const hook of callStartHooks.get(ctx) ?? []) hook(ctx, start);
 }
 
 export function findCall(ctx: AppContext, callId: string): CallRow | undefined {

@@ -3,6 +3,7 @@ import { NullableTimestamp, OneOf, Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
 import { CALL_STATUSES, type calls } from "../../db/schema/index.ts";
 import { E164 } from "../phone-numbers/models.ts";
+import type { CallCost } from "./costs.ts";
 import { nameSchemas } from "../../lib/schema-names.ts";
 
 type CallRow = typeof calls.$inferSelect;
@@ -43,6 +44,14 @@ export const Call = t.Object({
   ended_at: NullableTimestamp,
   duration_ms: t.Union([t.Integer(), t.Null()]),
   duration_seconds: t.Union([t.Integer(), t.Null()]),
+  cost: t.Object(
+    {
+      currency: t.String(),
+      total: t.Integer({ description: "Micro-units charged: while live, up to the last settlement; final once ended" }),
+      breakdown: t.Array(t.Object({ category: t.String({ description: "`telephony.<carrier>.<direction>`, `browser_voice`, `speech.builtin|provider`, `llm.builtin|provider`" }), amount: t.Integer(), seconds: t.Integer() })),
+    },
+    { description: "What the wallet was charged for this call, at the prices in force when it was answered" },
+  ),
   updated_at: Timestamp,
 });
 
@@ -110,7 +119,7 @@ export function callUrls(publicUrl: string, row: CallRow) {
   };
 }
 
-export function callJson(row: CallRow, publicUrl: string) {
+export function callJson(row: CallRow, publicUrl: string, cost: CallCost) {
   return {
     id: row.id,
     call_id: row.id,
@@ -138,6 +147,7 @@ export function callJson(row: CallRow, publicUrl: string) {
     ended_at: toIso(row.endedAt),
     duration_ms: row.durationMs,
     duration_seconds: row.durationMs === null ? null : Math.round(row.durationMs / 1000),
+    cost,
     updated_at: toIso(row.updatedAt),
   };
 }

@@ -8,6 +8,7 @@ import { csvLine } from "../../lib/csv.ts";
 import { toIso } from "../../lib/time.ts";
 import { E164 } from "../phone-numbers/models.ts";
 import type { TurnRecord } from "./lifecycle.ts";
+import { callCosts } from "./costs.ts";
 import { Call, CallEvent, CallsQuery, OutboundBody, Turn, callJson, transcriptText } from "./models.ts";
 import { fileResponse, mp3For, requireRecording } from "./recording.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
@@ -20,14 +21,20 @@ const EXPORT_PAGE = 500;
 const EXPORT_COLUMNS = ["call_id", "created_at", "direction", "agent_id", "from", "to", "status", "end_reason", "duration_seconds", "started_at", "ended_at", "summary", "extracted", "metadata"];
 
 export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
-  const json = (row: Parameters<typeof callJson>[0]) => callJson(row, ctx.publicUrl);
+  const json = (row: Parameters<typeof callJson>[0]) => callJson(row, ctx.publicUrl, callCosts(ctx, row.workspaceId, [row.id]).get(row.id)!);
+  /** A page of calls with their costs read in one query. */
+  const page = (rows: Parameters<typeof callJson>[0][]) => {
+    const costs = callCosts(ctx, rows[0]?.workspaceId ?? "", rows.map((row) => row.id));
+    return (row: Parameters<typeof callJson>[0]) => callJson(row, ctx.publicUrl, costs.get(row.id)!);
+  };
   return new Elysia({ prefix: "/v1/calls" })
     .use(authPlugin(ctx))
     .get(
       "/",
       ({ principal, query }) => {
-        const page = pageRequest(query);
-        return toPage(service.listCalls(ctx, principal.workspaceId, query, page), page, (r) => ({ at: r.createdAt, id: r.id }), json);
+        const request = pageRequest(query);
+        const rows = service.listCalls(ctx, principal.workspaceId, query, request);
+        return toPage(rows, request, (r) => ({ at: r.createdAt, id: r.id }), page(rows));
       },
       { auth: "read", query: CallsQuery, response: { 200: ListOf(Call) }, detail: doc("listCalls", "List calls; filter by agent, status, direction, number, time") },
     )
@@ -44,8 +51,9 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
             },
             pull(controller) {
               const rows = service.callsInOrder(ctx, conditions, after, EXPORT_PAGE);
+              const render = page(rows);
               const lines = rows.map((row) => {
-                const c = json(row);
+                const c = render(row);
                 return csvLine([c.id, c.created_at, c.direction, c.agent_id, c.from, c.to, c.status, c.end_reason, c.duration_seconds, c.started_at, c.ended_at, c.summary, c.extracted, c.metadata]);
               });
               if (lines.length) controller.enqueue(lines.join(""));

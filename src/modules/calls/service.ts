@@ -15,7 +15,7 @@ import { checkReach, type CarrierReach } from "../../telephony/reach.ts";
 import type { Carrier } from "../../telephony/types.ts";
 import { configOf, getAgent, referencedAgent } from "../agents/service.ts";
 import { findNumberById, findOwnedNumber, numberOfAgent, type PhoneNumberRow } from "../phone-numbers/service.ts";
-import { addTimelineEvent, endCall, findCall, type CallRow } from "./lifecycle.ts";
+import { addTimelineEvent, checkCallStart, endCall, findCall, type CallRow } from "./lifecycle.ts";
 import { mp3Settled, recordingFile } from "./recording.ts";
 
 export const PLACE_JOB = "calls.place";
@@ -59,6 +59,7 @@ export function createOutboundCall(ctx: AppContext, carriers: CarrierRegistry, w
   if (problems.length) throw notReady(problems);
   const optionsProblem = input.simulation ? carrier.checkDialOptions(input.simulation) : null;
   if (optionsProblem) throw invalid(optionsProblem.field, optionsProblem.message);
+  checkCallStart(ctx, { workspaceId, carrierKind: carrier.kind, direction: "outbound", agent: configOf(agent) });
   const row = newCallRow(ctx, {
     workspaceId,
     agent,
@@ -141,13 +142,14 @@ export function carrierOfNumber(carriers: CarrierRegistry, number: PhoneNumberRo
   return carrier;
 }
 
-export function checkInboundAllowed(ctx: AppContext, workspaceId: string, number: PhoneNumberRow, simulatedRecognition: boolean) {
+export function checkInboundAllowed(ctx: AppContext, workspaceId: string, number: PhoneNumberRow, simulatedRecognition: boolean, carrierKind: string) {
   assertNotSuspended(ctx, workspaceId);
   if ((number.inbound as { enabled?: boolean }).enabled === false) throw new ApiError("number_unavailable", `inbound calls to ${number.number} are switched off`);
   if (!number.agentId) throw new ApiError("number_unavailable", `no agent answers ${number.number}: assign one first`);
   const agent = getAgent(ctx, workspaceId, number.agentId);
   const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition });
   if (problems.length) throw notReady(problems);
+  checkCallStart(ctx, { workspaceId, carrierKind, direction: "inbound", agent: configOf(agent) });
   return agent;
 }
 
@@ -155,9 +157,9 @@ export function checkInboundAllowed(ctx: AppContext, workspaceId: string, number
  * A call arriving on one of the workspace's numbers: routed to the number's agent, refused (409)
  * when no agent answers there, inbound calls are switched off, or the agent cannot talk yet.
  */
-export function createInboundCall(ctx: AppContext, workspaceId: string, number: PhoneNumberRow, from: string | null, carrierOptions: Record<string, unknown> | null, simulatedRecognition: boolean): CallRow {
+export function createInboundCall(ctx: AppContext, workspaceId: string, number: PhoneNumberRow, from: string | null, carrierOptions: Record<string, unknown> | null, simulatedRecognition: boolean, carrierKind: string): CallRow {
   const inbound = number.inbound as { enabled?: boolean; variables?: Record<string, unknown> };
-  const agent = checkInboundAllowed(ctx, workspaceId, number, simulatedRecognition);
+  const agent = checkInboundAllowed(ctx, workspaceId, number, simulatedRecognition, carrierKind);
   const row = newCallRow(ctx, {
     workspaceId,
     agent,
@@ -187,6 +189,7 @@ export function checkWebCallAllowed(ctx: AppContext, workspaceId: string, agentI
   const agent = referencedAgent(ctx, workspaceId, agentId);
   const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition: false });
   if (problems.length) throw notReady(problems);
+  checkCallStart(ctx, { workspaceId, carrierKind: BROWSER_CARRIER, direction: "web", agent: configOf(agent) });
   return agent;
 }
 

@@ -86,7 +86,8 @@ export const CreditRequest = t.Object(
 
 export const CreditResult = t.Object({ entry: LedgerEntry, wallet: Wallet });
 
-const Spend = { amount: t.Integer({ description: "Micro-units spent" }), seconds: t.Integer({ description: "Call seconds those charges paid for" }) };
+const Amount = { amount: t.Integer({ description: "Micro-units spent" }) };
+const Spend = { ...Amount, seconds: t.Integer({ description: "Call seconds those charges paid for" }) };
 
 export const WalletUsage = t.Object({
   object: t.Literal("wallet_usage"),
@@ -94,8 +95,8 @@ export const WalletUsage = t.Object({
   from: Timestamp,
   to: Timestamp,
   total: t.Integer({ description: "Micro-units spent in the period" }),
-  by_day: t.Array(t.Object({ day: t.String({ description: "YYYY-MM-DD, UTC" }), ...Spend })),
-  by_agent: t.Array(t.Object({ agent_id: t.Union([t.String(), t.Null()]), ...Spend })),
+  by_day: t.Array(t.Object({ day: t.String({ description: "YYYY-MM-DD, UTC" }), ...Amount })),
+  by_agent: t.Array(t.Object({ agent_id: t.Union([t.String(), t.Null()]), ...Amount })),
   by_category: t.Array(t.Object({ category: t.String(), ...Spend })),
 });
 

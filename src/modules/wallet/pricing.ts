@@ -1,5 +1,6 @@
 import type { Static } from "@sinclair/typebox";
-import { and, asc, desc, gt, lte } from "drizzle-orm";
+import { and, asc, desc, gt, lte, sql } from "drizzle-orm";
+import { prepared } from "../../db/prepared.ts";
 import type { AppContext } from "../../core/context.ts";
 import { priceLists } from "../../db/schema/index.ts";
 import { invalid } from "../../http/errors.ts";
@@ -22,11 +23,27 @@ const BACKDATE_TOLERANCE_MS = MINUTE;
 
 /** The list in force at `at`: the latest one that had started by then (the newer of two set for the same moment). */
 export function priceListAt(ctx: AppContext, at: number): PriceListRow | null {
-  return ctx.db.select().from(priceLists).where(lte(priceLists.effectiveAt, at)).orderBy(desc(priceLists.effectiveAt), desc(priceLists.createdAt)).limit(1).get() ?? null;
+  return listInForce(ctx.db).get({ at }) ?? null;
 }
 
+const listInForce = prepared((db) =>
+  db.select().from(priceLists).where(lte(priceLists.effectiveAt, sql.placeholder("at"))).orderBy(desc(priceLists.effectiveAt), desc(priceLists.createdAt)).limit(1).prepare(),
+);
+
+/** Price lists by the moment asked for (each live call asks for its answer time every interval); cleared when prices are set. */
+const recent = new WeakMap<AppContext, Map<number, PriceSet>>();
+
 export function pricesAt(ctx: AppContext, at: number): PriceSet {
-  return (priceListAt(ctx, at)?.prices as PriceSet | undefined) ?? FREE;
+  let cache = recent.get(ctx);
+  if (!cache) recent.set(ctx, (cache = new Map()));
+  let prices = cache.get(at);
+  if (!prices) {
+    prices = (priceListAt(ctx, at)?.prices as PriceSet | undefined) ?? FREE;
+    // Only a moment already past is settled for good: a list set later may start before a future one.
+    if (at <= ctx.clock.now()) cache.set(at, prices);
+    if (cache.size > 10_000) cache.clear();
+  }
+  return prices;
 }
 
 export function upcomingPriceLists(ctx: AppContext, now: number): PriceListRow[] {
@@ -48,6 +65,7 @@ export function setPrices(ctx: AppContext, body: Static<typeof PricingUpdate>, c
     createdAt: now,
   };
   ctx.db.insert(priceLists).values(row).run();
+  recent.delete(ctx);
   return row;
 }
 

@@ -9,7 +9,7 @@ import type { WalletUsage } from "./models.ts";
 /** Charges, as opposed to credits: what "spend" adds up. */
 const SPEND = ["call_usage", "number_fee"] as const;
 
-/** Spend in [from, to): by UTC day, by agent, by category (each with the call seconds it paid for). */
+/** Spend in [from, to): by UTC day, by agent, by category (with the call seconds each category paid for). */
 export function walletUsage(ctx: AppContext, workspaceId: string, query: { from?: string; to?: string }): Static<typeof WalletUsage> {
   const now = ctx.clock.now();
   const to = query.to === undefined ? now : Date.parse(query.to);
@@ -23,8 +23,9 @@ export function walletUsage(ctx: AppContext, workspaceId: string, query: { from?
   const amount = sql<number>`-coalesce(sum(${ledgerEntries.amount}), 0)`;
   const seconds = sql<number>`coalesce(sum(${ledgerEntries.quantity}), 0)`;
   const day = sql<string>`strftime('%Y-%m-%d', ${ledgerEntries.createdAt} / 1000, 'unixepoch')`;
-  const byDay = ctx.db.select({ day, amount, seconds }).from(ledgerEntries).where(where).groupBy(day).orderBy(day).all();
-  const byAgent = ctx.db.select({ agent_id: ledgerEntries.agentId, amount, seconds }).from(ledgerEntries).where(where).groupBy(ledgerEntries.agentId).orderBy(sql`2 desc`).all();
+  // Seconds only per category: a call's second is paid once per category (line, speech, LLM).
+  const byDay = ctx.db.select({ day, amount }).from(ledgerEntries).where(where).groupBy(day).orderBy(day).all();
+  const byAgent = ctx.db.select({ agent_id: ledgerEntries.agentId, amount }).from(ledgerEntries).where(where).groupBy(ledgerEntries.agentId).orderBy(sql`2 desc`).all();
   const byCategory = ctx.db
     .select({ category: sql<string>`coalesce(${ledgerEntries.category}, ${ledgerEntries.cause})`, amount, seconds })
     .from(ledgerEntries)

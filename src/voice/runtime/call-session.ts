@@ -181,6 +181,22 @@ export class CallSession implements LiveCall {
     });
   }
 
+  sayAndEnd(text: string, reason: string): void {
+    this.journal.note("say", { text, then: "end", reason });
+    this.enqueueResponse(
+      new AgentResponse("say", false, false),
+      async (response) => {
+        try {
+          await this.speakText(text, response);
+        } catch (error) {
+          this.journal.error("response_failed", (error as Error).message, false);
+        }
+        return { type: "end" } as FlowAction;
+      },
+      reason,
+    );
+  }
+
   async transfer(to: string, reason: string | null): Promise<void> {
     await this.doTransfer(to, reason);
   }

@@ -8,6 +8,8 @@ export interface LiveCall {
   hangup(reason?: string): void;
   /** The agent says this now, after anything it is already saying. */
   say(text: string): void;
+  /** The agent says this (after what it is saying), then the call ends with `reason`, even if speaking fails. */
+  sayAndEnd(text: string, reason: string): void;
   transfer(to: string, reason: string | null): Promise<void>;
   /** Milliseconds since the transport last delivered audio (the watchdog's measure of a vanished leg). */
   silentForMs(): number;

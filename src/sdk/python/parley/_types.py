@@ -39,6 +39,8 @@ __all__ = [
     "AvailableNumberList",
     "Brain",
     "BuyPhoneNumberRequest",
+    "CallCostBreakdownItem",
+    "CallCost",
     "Call",
     "CallAnalyticsTotals",
     "CallAnalyticsSeriesItem",
@@ -239,7 +241,6 @@ __all__ = [
     "Wallet",
     "WalletUsageByDayItem",
     "WalletUsageByAgentItem",
-    "WalletUsageByCategoryItem",
     "WalletUsage",
     "WebhookAttempt",
     "WebhookAttemptList",
@@ -1125,6 +1126,27 @@ BuyPhoneNumberRequest = TypedDict(
 )
 
 
+CallCostBreakdownItem = TypedDict(
+    "CallCostBreakdownItem",
+    {
+        "category": str,  # `telephony.<carrier>.<direction>`, `browser_voice`, `speech.builtin|provider`, `llm.builtin|provider`
+        "amount": int,
+        "seconds": int,
+    },
+)
+
+
+# What the wallet was charged for this call, at the prices in force when it was answered
+CallCost = TypedDict(
+    "CallCost",
+    {
+        "currency": str,
+        "total": int,  # Micro-units charged: while live, up to the last settlement; final once ended
+        "breakdown": List[CallCostBreakdownItem],
+    },
+)
+
+
 CallTurn = TypedDict(
     "CallTurn",
     {
@@ -1167,6 +1189,7 @@ Call = TypedDict(
         "ended_at": Optional[str],
         "duration_ms": Optional[int],
         "duration_seconds": Optional[int],
+        "cost": CallCost,  # What the wallet was charged for this call, at the prices in force when it was answered
         "updated_at": str,  # ISO 8601, UTC
     },
 )
@@ -3607,7 +3630,6 @@ WalletUsageByDayItem = TypedDict(
     {
         "day": str,  # YYYY-MM-DD, UTC
         "amount": int,  # Micro-units spent
-        "seconds": int,  # Call seconds those charges paid for
     },
 )
 
@@ -3617,17 +3639,6 @@ WalletUsageByAgentItem = TypedDict(
     {
         "agent_id": Optional[str],
         "amount": int,  # Micro-units spent
-        "seconds": int,  # Call seconds those charges paid for
-    },
-)
-
-
-WalletUsageByCategoryItem = TypedDict(
-    "WalletUsageByCategoryItem",
-    {
-        "category": str,
-        "amount": int,  # Micro-units spent
-        "seconds": int,  # Call seconds those charges paid for
     },
 )
 
@@ -3642,7 +3653,7 @@ WalletUsage = TypedDict(
         "total": int,  # Micro-units spent in the period
         "by_day": List[WalletUsageByDayItem],
         "by_agent": List[WalletUsageByAgentItem],
-        "by_category": List[WalletUsageByCategoryItem],
+        "by_category": List[CallCostBreakdownItem],
     },
 )
 

@@ -386,6 +386,18 @@ export interface Call {
   ended_at: string | null;
   duration_ms: number | null;
   duration_seconds: number | null;
+  /** What the wallet was charged for this call, at the prices in force when it was answered */
+  cost: {
+    currency: string;
+    /** Micro-units charged: while live, up to the last settlement; final once ended */
+    total: number;
+    breakdown: {
+      /** `telephony.<carrier>.<direction>`, `browser_voice`, `speech.builtin|provider`, `llm.builtin|provider` */
+      category: string;
+      amount: number;
+      seconds: number;
+    }[];
+  };
   /** ISO 8601, UTC */
   updated_at: string;
 }
@@ -2329,15 +2341,11 @@ export interface WalletUsage {
     day: string;
     /** Micro-units spent */
     amount: number;
-    /** Call seconds those charges paid for */
-    seconds: number;
   }[];
   by_agent: {
     agent_id: string | null;
     /** Micro-units spent */
     amount: number;
-    /** Call seconds those charges paid for */
-    seconds: number;
   }[];
   by_category: {
     category: string;

@@ -1,0 +1,67 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { AppContext } from "../../core/context.ts";
+import { calls } from "../../db/schema/index.ts";
+import { SECOND } from "../../lib/time.ts";
+import { liveCalls } from "../../voice/runtime/registry.ts";
+import { walletOf } from "./ledger.ts";
+import { settleCall, type CallEngines, type MeteredCall } from "./metering.ts";
+
+/** The engines a call's agent version uses (handed over by the composition root, which reads agents). */
+export type EnginesOfCall = (call: MeteredCall) => CallEngines;
+
+const cutoffs = new WeakMap<AppContext, Map<string, number>>();
+
+/** Calls ended for money and the moment charging stopped: the closing line is not charged, so no wallet overdraws by more than one interval. */
+export function fundsCutoffs(ctx: AppContext): Map<string, number> {
+  let map = cutoffs.get(ctx);
+  if (!map) cutoffs.set(ctx, (map = new Map()));
+  return map;
+}
+
+/**
+ * Every `--settlement-seconds`, each answered live call is charged up to now; a call whose wallet is
+ * then empty says the operator's line and ends `insufficient_funds`. Between two passes a wallet can
+ * overdraw by at most one interval of its live calls' cost; the final charge is made when a call ends.
+ */
+export function startMetering(ctx: AppContext, enginesOfCall: EnginesOfCall): { stop(): void } {
+  const endingForFunds = new Set<string>();
+  const pass = () => {
+    const live = liveCalls(ctx);
+    if (live.size === 0) return;
+    const rows = ctx.db
+      .select({ id: calls.id, workspaceId: calls.workspaceId, agentId: calls.agentId, carrier: calls.carrier, direction: calls.direction, answeredAt: calls.answeredAt })
+      .from(calls)
+      .where(and(inArray(calls.id, [...live.keys()]), eq(calls.status, "in_progress")))
+      .all();
+    const now = ctx.clock.now();
+    const charged = new Set<string>();
+    const engines = new Map(rows.map((call) => [call.id, enginesOfCall(call)]));
+    // One transaction for the whole pass: hundreds of settlements commit together.
+    ctx.sqlite
+      .transaction(() => {
+        for (const call of rows) {
+          if (endingForFunds.has(call.id)) continue; // saying its closing line: no longer charged
+          try {
+            if (settleCall(ctx, call, now, engines.get(call.id)!) > 0) charged.add(call.id);
+          } catch (error) {
+            ctx.logger.error("settling a live call failed", { call_id: call.id, error: (error as Error).message });
+          }
+        }
+      })
+      .immediate();
+    for (const call of rows) {
+      // Only a call that costs something is ended for money (a free call in the same workspace goes on).
+      if (!charged.has(call.id) || endingForFunds.has(call.id) || walletOf(ctx, call.workspaceId).balance > 0) continue;
+      endingForFunds.add(call.id);
+      fundsCutoffs(ctx).set(call.id, now);
+      live.get(call.id)?.sayAndEnd(ctx.config.insufficientFundsMessage, "insufficient_funds");
+      void live.get(call.id)?.done.finally(() => {
+        endingForFunds.delete(call.id);
+        fundsCutoffs(ctx).delete(call.id);
+      });
+    }
+  };
+  const timer = setInterval(pass, ctx.config.settlementSeconds * SECOND);
+  timer.unref?.();
+  return { stop: () => clearInterval(timer) };
+}
