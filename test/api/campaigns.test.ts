@@ -506,13 +506,13 @@ describe("results and stats before any call", () => {
     const { id } = await createCampaign();
     const empty = await fetch(`${s.server.url}/v1/campaigns/${id}/results`, { headers: { authorization: `Bearer ${s.user.token}` } });
     expect(empty.status).toBe(200);
-    expect(parseCsv(await empty.text())).toEqual([["phone", "status", "attempts", "last_call_id", "duration_seconds", "end_reason", "called_at", "summary", "extracted_account"]]);
+    expect(parseCsv(await empty.text())).toEqual([["phone", "status", "attempts", "last_call_id", "duration_seconds", "end_reason", "called_at", "summary", "cost_micros", "extracted_account"]]);
 
     await upload(id, "First Name,Phone\nAda,+14155550190\n");
     const res = await fetch(`${s.server.url}/v1/campaigns/${id}/results`, { headers: { authorization: `Bearer ${s.user.token}` } });
     expect(parseCsv(await res.text())).toEqual([
-      ["First Name", "phone", "status", "attempts", "last_call_id", "duration_seconds", "end_reason", "called_at", "summary", "extracted_account"],
-      ["Ada", "+14155550190", "pending", "0", "", "", "", "", "", ""],
+      ["First Name", "phone", "status", "attempts", "last_call_id", "duration_seconds", "end_reason", "called_at", "summary", "cost_micros", "extracted_account"],
+      ["Ada", "+14155550190", "pending", "0", "", "", "", "", "", "0", ""],
     ]);
     expect(await ok(api.get(`/v1/campaigns/${id}/stats`))).toEqual({
       object: "campaign_stats",
@@ -525,6 +525,8 @@ describe("results and stats before any call", () => {
       answer_rate: null,
       minutes: 0,
       average_duration_seconds: null,
+      currency: "USD",
+      cost: 0,
     });
   });
 });
@@ -627,7 +629,7 @@ describe("a campaign that dials: contacts, results CSV and stats", () => {
 
   test("results: uploaded columns as written, then the outcome; formula-like cells neutralised", async () => {
     const { header, rows } = await results(mixed);
-    expect(header).toEqual(["Name", "'=Note", "phone", "status", "attempts", "last_call_id", "duration_seconds", "end_reason", "called_at", "summary", "extracted_account"]);
+    expect(header).toEqual(["Name", "'=Note", "phone", "status", "attempts", "last_call_id", "duration_seconds", "end_reason", "called_at", "summary", "cost_micros", "extracted_account"]);
     expect(rows.map((r) => r.Name)).toEqual(INJECTED.map(([, shown]) => shown));
     expect(rows.map((r) => r["'=Note"])).toEqual(NOTES.map(([, shown]) => shown));
     const contacts = (await ok(api.get(`/v1/campaigns/${mixed}/contacts`))).data;
@@ -667,6 +669,8 @@ describe("a campaign that dials: contacts, results CSV and stats", () => {
       answer_rate: 0.333,
       minutes: Math.round((totalMs / 60_000) * 100) / 100,
       average_duration_seconds: Math.round(totalMs / 2 / 100) / 10,
+      currency: "USD",
+      cost: 0, // no prices set: everything is free (test/api/metering.test.ts prices a campaign)
     });
     // The callees hung up a second after answering.
     expect(stats.average_duration_seconds).toBeGreaterThanOrEqual(0.5);
@@ -689,6 +693,7 @@ describe("a campaign that dials: contacts, results CSV and stats", () => {
         end_reason: "transferred",
         called_at: keyedCall.created_at,
         summary: keyedCall.summary,
+        cost_micros: "0",
         extracted_account: "4217",
       },
     ]);

@@ -57,11 +57,26 @@ describe("metered calls", () => {
       expect(usage.by_agent).toEqual([{ agent_id: agent.id, amount: line + speech }]);
       // The list shows the same cost.
       expect((await server.api.get("/v1/calls", { token: key })).body.data[0].cost.total).toBe(line + speech);
+      // A campaign's stats and results carry what its calls cost.
+      const campaign = (await server.api.post("/v1/campaigns", { name: "Priced", agent_id: agent.id, window: null, retry: { on: [], max_attempts: 1, delay_minutes: 1 }, simulation: { lines: ["Thanks, goodbye"], recognition: "simulated" } }, { token: key })).body;
+      await fetch(`${server.url}/v1/campaigns/${campaign.id}/upload`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "text/csv" }, body: "phone\n+12125550150\n" });
+      await server.api.post(`/v1/campaigns/${campaign.id}/start`, undefined, { token: key });
+      const deadline = Date.now() + 40_000;
+      let stats = (await server.api.get(`/v1/campaigns/${campaign.id}/stats`, { token: key })).body;
+      while (stats.status !== "completed" && Date.now() < deadline) {
+        await Bun.sleep(250);
+        stats = (await server.api.get(`/v1/campaigns/${campaign.id}/stats`, { token: key })).body;
+      }
+      const campaignCalls = (await server.api.get(`/v1/calls?campaign_id=${campaign.id}`, { token: key })).body.data;
+      expect(stats.cost).toBe(campaignCalls.reduce((sum: number, c: any) => sum + c.cost.total, 0));
+      expect(stats.cost).toBeGreaterThan(0);
+      const csv = await (await fetch(`${server.url}/v1/campaigns/${campaign.id}/results`, { headers: { authorization: `Bearer ${key}` } })).text();
+      expect(csv.split(/\r?\n/)[1]).toEndWith(`,${stats.cost}`);
       expect(tenant.workspaceId).toBeTruthy();
     } finally {
       await server.stop();
     }
-  }, 60_000);
+  }, 120_000);
 
   test("a wallet that cannot pay a minute gets 402 before anything is dialed, and its campaign pauses saying so; a free instance needs no balance", async () => {
     const server = await startTestServer();

@@ -1,6 +1,6 @@
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
-import { calls, campaignContacts, campaigns, CONTACT_STATUSES, type ContactStatus } from "../../db/schema/index.ts";
+import { calls, campaignContacts, campaigns, CONTACT_STATUSES, ledgerEntries, type ContactStatus } from "../../db/schema/index.ts";
 import { toIso } from "../../lib/time.ts";
 import { publishWorkspaceEvent } from "../../webhooks/outbox.ts";
 import type { CampaignRow } from "./models.ts";
@@ -39,6 +39,24 @@ export function callTotals(ctx: AppContext, workspaceId: string, campaignId: str
     .where(and(eq(calls.workspaceId, workspaceId), eq(calls.campaignId, campaignId)))
     .get();
   return { calls: row?.calls ?? 0, answered: Number(row?.answered ?? 0), durationMs: Number(row?.durationMs ?? 0) };
+}
+
+/** What the wallet was charged for the campaign's calls: in all, and per contact (retries included). */
+export function campaignCosts(ctx: AppContext, workspaceId: string, campaignId: string): { total: number; byContact: Map<number, number> } {
+  const rows = ctx.db
+    .select({ contact: sql<number | null>`json_extract(${calls.metadata}, '$.contact_id')`, cost: sql<number>`-sum(${ledgerEntries.amount})` })
+    .from(calls)
+    .innerJoin(ledgerEntries, eq(ledgerEntries.refId, calls.id))
+    .where(and(eq(calls.workspaceId, workspaceId), eq(calls.campaignId, campaignId)))
+    .groupBy(sql`1`)
+    .all();
+  const byContact = new Map<number, number>();
+  let total = 0;
+  for (const row of rows) {
+    total += row.cost;
+    if (row.contact !== null) byContact.set(Number(row.contact), row.cost);
+  }
+  return { total, byContact };
 }
 
 /** The final transition, with `campaign.completed` in the same transaction. */

@@ -4,10 +4,10 @@ import { calls, campaignContacts } from "../../db/schema/index.ts";
 import { csvLine } from "../../lib/csv.ts";
 import { toIso } from "../../lib/time.ts";
 import type { CampaignRow } from "./models.ts";
-import { callTotals, contactCounts } from "./repo.ts";
+import { callTotals, campaignCosts, contactCounts } from "./repo.ts";
 
 const PAGE = 1000;
-const FIXED = ["phone", "status", "attempts", "last_call_id", "duration_seconds", "end_reason", "called_at", "summary"];
+const FIXED = ["phone", "status", "attempts", "last_call_id", "duration_seconds", "end_reason", "called_at", "summary", "cost_micros"];
 
 /**
  * Results as CSV, one row per contact in upload order: every uploaded column as it was, then the
@@ -20,11 +20,14 @@ export function resultsCsv(ctx: AppContext, campaign: CampaignRow, extractionFie
   let after = 0;
   let started = false;
   const encoder = new TextEncoder();
+  // One grouped read of what each contact's calls cost (a map of numbers, even for 100,000 contacts).
+  let costs: Map<number, number> | null = null;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!started) {
         started = true;
         controller.enqueue(encoder.encode(csvLine(header)));
+        costs = campaignCosts(ctx, campaign.workspaceId, campaign.id).byContact;
       }
       const rows = ctx.db
         .select({ contact: campaignContacts, call: { durationMs: calls.durationMs, summary: calls.summary, extracted: calls.extracted, createdAt: calls.createdAt } })
@@ -47,6 +50,7 @@ export function resultsCsv(ctx: AppContext, campaign: CampaignRow, extractionFie
           contact.lastEndReason,
           toIso(call?.createdAt ?? null),
           call?.summary ?? null,
+          costs?.get(contact.id) ?? 0,
           ...extractionFields.map((name) => extracted[name] ?? null),
         ]);
         after = contact.id;
@@ -57,7 +61,7 @@ export function resultsCsv(ctx: AppContext, campaign: CampaignRow, extractionFie
   });
 }
 
-/** Progress and outcome figures for dashboards: counts per state, answer rate, minutes. */
+/** Progress and outcome figures for dashboards: counts per state, answer rate, minutes, cost. */
 export function campaignStats(ctx: AppContext, campaign: CampaignRow) {
   const counts = contactCounts(ctx, campaign.id);
   const totals = callTotals(ctx, campaign.workspaceId, campaign.id);
@@ -73,5 +77,7 @@ export function campaignStats(ctx: AppContext, campaign: CampaignRow) {
     answer_rate: totals.calls ? Math.round((totals.answered / totals.calls) * 1000) / 1000 : null,
     minutes: Math.round((totals.durationMs / 60_000) * 100) / 100,
     average_duration_seconds: totals.answered ? Math.round(totals.durationMs / totals.answered / 100) / 10 : null,
+    currency: ctx.config.currency,
+    cost: campaignCosts(ctx, campaign.workspaceId, campaign.id).total,
   };
 }

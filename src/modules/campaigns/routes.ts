@@ -29,6 +29,8 @@ const Stats = t.Object({
   answer_rate: t.Union([t.Number(), t.Null()]),
   minutes: t.Number({ description: "Talk time of all calls" }),
   average_duration_seconds: t.Union([t.Number(), t.Null()], { description: "Per answered call" }),
+  currency: t.String(),
+  cost: t.Integer({ description: "Micro-units the wallet was charged for the campaign's calls" }),
 });
 
 export function campaignRoutes(ctx: HttpContext) {

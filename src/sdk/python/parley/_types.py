@@ -2175,6 +2175,8 @@ GetCampaignStatsResponse = TypedDict(
         "answer_rate": Optional[float],
         "minutes": float,  # Talk time of all calls
         "average_duration_seconds": Optional[float],  # Per answered call
+        "currency": str,
+        "cost": int,  # Micro-units the wallet was charged for the campaign's calls
     },
 )
 

@@ -1222,6 +1222,9 @@ export interface GetCampaignStatsResponse {
   minutes: number;
   /** Per answered call */
   average_duration_seconds: number | null;
+  currency: string;
+  /** Micro-units the wallet was charged for the campaign's calls */
+  cost: number;
 }
 
 export interface Health {
