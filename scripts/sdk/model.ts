@@ -8,7 +8,7 @@ export interface SdkOperation {
   resource: string;
   method: string;
   httpMethod: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
-  /** `/v1/agents/{id}`: placeholders in order, filled from the method's leading arguments. */
+  /** `/v1/agents/{id}`: its path parameters, in order, come from the method's leading arguments. */
   path: string;
   pathParams: string[];
   query: { name: string; required: boolean; schema: Json; description?: string }[];

@@ -3,6 +3,7 @@ import { and, eq, gte, lt, sql } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { callEvents, calls, LIVE_STATUSES } from "../../db/schema/index.ts";
 import { invalid } from "../../http/errors.ts";
+import { periodOf } from "../../http/period.ts";
 import { DAY, HOUR, toIso } from "../../lib/time.ts";
 import type { CallAnalytics } from "./models.ts";
 
@@ -24,11 +25,7 @@ const empty = (): Figures => ({ calls: 0, answered: 0, seconds: 0, outcomes: {},
 
 /** Volume, talk time, outcomes and response latency of a workspace's calls in [from, to), over time and per agent. */
 export function callAnalytics(ctx: AppContext, workspaceId: string, query: { from?: string; to?: string; interval?: Interval; agent_id?: string }): Static<typeof CallAnalytics> {
-  const to = query.to === undefined ? ctx.clock.now() : Date.parse(query.to);
-  const from = query.from === undefined ? to - 30 * DAY : Date.parse(query.from);
-  if (Number.isNaN(from)) throw invalid("from", "must be a date-time");
-  if (Number.isNaN(to)) throw invalid("to", "must be a date-time");
-  if (from >= to) throw invalid("from", "must be before to");
+  const { from, to } = periodOf(query, ctx.clock.now());
   const interval = query.interval ?? "day";
   const size = SIZE[interval];
   const origin = interval === "week" ? Math.floor((from - MONDAY) / size) * size + MONDAY : Math.floor(from / size) * size;

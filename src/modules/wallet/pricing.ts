@@ -1,6 +1,5 @@
 import type { Static } from "@sinclair/typebox";
-import { and, asc, desc, gt, lte, sql } from "drizzle-orm";
-import { prepared } from "../../db/prepared.ts";
+import { desc } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { priceLists } from "../../db/schema/index.ts";
 import { invalid } from "../../http/errors.ts";
@@ -21,33 +20,31 @@ export const FREE: PriceSet = {
 /** A list may start a little before its request arrived (clock skew), never earlier. */
 const BACKDATE_TOLERANCE_MS = MINUTE;
 
-/** The list in force at `at`: the latest one that had started by then (the newer of two set for the same moment). */
-export function priceListAt(ctx: AppContext, at: number): PriceListRow | null {
-  return listInForce(ctx.db).get({ at }) ?? null;
+/**
+ * Every price list, newest start first (the newer of two set for the same moment first). An operator sets
+ * a handful over the years, and every call start and settlement asks which is in force: they are read
+ * once and kept until prices are set again (one process per data dir).
+ */
+const lists = new WeakMap<AppContext, PriceListRow[]>();
+
+function allPriceLists(ctx: AppContext): PriceListRow[] {
+  let rows = lists.get(ctx);
+  if (!rows) lists.set(ctx, (rows = ctx.db.select().from(priceLists).orderBy(desc(priceLists.effectiveAt), desc(priceLists.createdAt)).all()));
+  return rows;
 }
 
-const listInForce = prepared((db) =>
-  db.select().from(priceLists).where(lte(priceLists.effectiveAt, sql.placeholder("at"))).orderBy(desc(priceLists.effectiveAt), desc(priceLists.createdAt)).limit(1).prepare(),
-);
-
-/** Price lists by the moment asked for (each live call asks for its answer time every interval); cleared when prices are set. */
-const recent = new WeakMap<AppContext, Map<number, PriceSet>>();
+/** The list in force at `at`: the latest one that had started by then. */
+export function priceListAt(ctx: AppContext, at: number): PriceListRow | null {
+  return allPriceLists(ctx).find((row) => row.effectiveAt <= at) ?? null;
+}
 
 export function pricesAt(ctx: AppContext, at: number): PriceSet {
-  let cache = recent.get(ctx);
-  if (!cache) recent.set(ctx, (cache = new Map()));
-  let prices = cache.get(at);
-  if (!prices) {
-    prices = (priceListAt(ctx, at)?.prices as PriceSet | undefined) ?? FREE;
-    // Only a moment already past is settled for good: a list set later may start before a future one.
-    if (at <= ctx.clock.now()) cache.set(at, prices);
-    if (cache.size > 10_000) cache.clear();
-  }
-  return prices;
+  return (priceListAt(ctx, at)?.prices as PriceSet | undefined) ?? FREE;
 }
 
+/** Lists set for later, soonest first. */
 export function upcomingPriceLists(ctx: AppContext, now: number): PriceListRow[] {
-  return ctx.db.select().from(priceLists).where(and(gt(priceLists.effectiveAt, now))).orderBy(asc(priceLists.effectiveAt), asc(priceLists.createdAt)).all();
+  return allPriceLists(ctx).filter((row) => row.effectiveAt > now).reverse();
 }
 
 /** A new price list; the ones before it stay, so charges already made keep the prices they were made at. */
@@ -65,7 +62,7 @@ export function setPrices(ctx: AppContext, body: Static<typeof PricingUpdate>, c
     createdAt: now,
   };
   ctx.db.insert(priceLists).values(row).run();
-  recent.delete(ctx);
+  lists.delete(ctx);
   return row;
 }
 

@@ -3,6 +3,7 @@ import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { ledgerEntries } from "../../db/schema/index.ts";
 import { invalid } from "../../http/errors.ts";
+import { periodOf } from "../../http/period.ts";
 import { DAY, toIso } from "../../lib/time.ts";
 import type { WalletUsage } from "./models.ts";
 
@@ -11,12 +12,7 @@ const SPEND = ["call_usage", "number_fee"] as const;
 
 /** Spend in [from, to): by UTC day, by agent, by category (with the call seconds each category paid for). */
 export function walletUsage(ctx: AppContext, workspaceId: string, query: { from?: string; to?: string }): Static<typeof WalletUsage> {
-  const now = ctx.clock.now();
-  const to = query.to === undefined ? now : Date.parse(query.to);
-  const from = query.from === undefined ? to - 30 * DAY : Date.parse(query.from);
-  if (Number.isNaN(from)) throw invalid("from", "must be a date-time");
-  if (Number.isNaN(to)) throw invalid("to", "must be a date-time");
-  if (from >= to) throw invalid("from", "must be before to");
+  const { from, to } = periodOf(query, ctx.clock.now());
   if (to - from > 366 * DAY) throw invalid("from", "the period may be at most 366 days");
   const where = and(eq(ledgerEntries.workspaceId, workspaceId), inArray(ledgerEntries.cause, [...SPEND]), gte(ledgerEntries.createdAt, from), lt(ledgerEntries.createdAt, to));
   // Charges are negative entries; spend is their opposite.
