@@ -15,3 +15,4 @@ export * from "./telephony.ts";
 export * from "./browser.ts";
 export * from "./money.ts";
 export * from "./front-door.ts";
+export * from "./white-label.ts";
