@@ -37,7 +37,9 @@ import { webhookRoutes } from "./modules/webhooks/routes.ts";
 import { analyticsRoutes } from "./modules/analytics/routes.ts";
 import { operatorRoutes } from "./modules/operator/routes.ts";
 import { walletRoutes } from "./modules/wallet/routes.ts";
+import { paymentRoutes } from "./modules/wallet/payments/routes.ts";
 import { widgetRoutes } from "./modules/widgets/routes.ts";
+import { whiteLabelRoutes } from "./modules/white-label/routes.ts";
 import { frontDoorRoutes } from "./modules/front-door/routes.ts";
 import { workspaceRoutes } from "./modules/workspaces/routes.ts";
 
@@ -106,7 +108,9 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(frontDoorRoutes(ctx, { operatorWorkspaceId: services.operatorWorkspaceId, agentConfig: services.agentConfig, placeCall: services.placeCall }))
     .use(webhookRoutes(ctx))
     .use(walletRoutes(ctx))
+    .use(paymentRoutes(ctx))
     .use(analyticsRoutes(ctx))
+    .use(whiteLabelRoutes(ctx, { operatorWorkspaceId: services.operatorWorkspaceId }))
     .use(operatorRoutes(ctx, services.stopWorkspaceCalls));
   // Each carrier's own callbacks and media sockets, under /v1/telephony/<kind>/.
   for (const kind of services.carriers.kinds()) {

@@ -14,20 +14,24 @@ import { webCalls } from "./modules/calls/web.ts";
 import { issueToken, pruneTokens } from "./modules/realtime/tokens.ts";
 import { finalizeCall } from "./modules/calls/finalize.ts";
 import { inboundCalls } from "./modules/calls/inbound.ts";
-import { endCallsOfPreviousRun, FINALIZE_JOB, findCall, onCallEnd, onCallStart } from "./modules/calls/lifecycle.ts";
+import { endCallsOfPreviousRun, FINALIZE_JOB, findCall, onCallEnd, onCallStart, onLostCall } from "./modules/calls/lifecycle.ts";
 import { agentConfigForCall } from "./modules/calls/connect.ts";
 import { fundsCutoffs, startMetering } from "./modules/wallet/meter-loop.ts";
-import { enginesOf, ensureFunds, settleCall } from "./modules/wallet/metering.ts";
+import { AUTO_RECHARGE_JOB, runAutoRecharge } from "./modules/wallet/payments/auto-recharge.ts";
+import { paymentSweeps } from "./modules/wallet/payments/sweeps.ts";
+import { chargedUntil, enginesOf, ensureFunds, settleCall } from "./modules/wallet/metering.ts";
+import { chargeNumberFees, ensureNumberFunds, startNumberFees, stopNumberFees } from "./modules/wallet/number-fees.ts";
 import { checkWebCallAllowed, createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB, stopWorkspaceCalls } from "./modules/calls/service.ts";
 import { DISPATCH_JOB, dispatchCampaign } from "./modules/campaigns/dispatcher.ts";
 import { recordCampaignOutcome } from "./modules/campaigns/outcomes.ts";
 import { campaignsUsingAgent } from "./modules/campaigns/service.ts";
-import { numbersOnCarrier, numbersUsingAgent } from "./modules/phone-numbers/service.ts";
+import { numbersOnCarrier, numbersUsingAgent, onNumberChanges } from "./modules/phone-numbers/service.ts";
 import { runSchedule } from "./modules/schedules/runner.ts";
 import { RUN_JOB, schedulesUsingAgent } from "./modules/schedules/service.ts";
 import { pruneWidgetSessions, widgetsUsingAgent } from "./modules/widgets/service.ts";
 import { demoUsingAgent } from "./modules/front-door/demo.ts";
 import { findOperatorWorkspace } from "./modules/workspaces/repo.ts";
+import { hostBrandLookup } from "./modules/white-label/directory.ts";
 import { invokeTool } from "./modules/tools/invoke.ts";
 import { toolConfigOf } from "./modules/tools/models.ts";
 import { findTool, findTools } from "./modules/tools/repo.ts";
@@ -87,6 +91,8 @@ export function createParley(options: ContextOptions): Parley {
     placeCall: (workspaceId, input) => createOutboundCall(ctx, carriers, workspaceId, input, { reach: "any" }),
     stopWorkspaceCalls: (workspaceId, reason) => stopWorkspaceCalls(ctx, workspaceId, reason),
   };
+  // A request's Host picks its brand: a reseller's verified domain, else the instance's own.
+  ctx.hostBrands.lookup = hostBrandLookup(ctx, services.operatorWorkspaceId);
   const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }), carriers, services });
   registerJobHandlers(parley);
   return parley;
@@ -135,6 +141,14 @@ function registerJobHandlers(ctx: Parley): void {
       ctx.logger.error("settling an ended call failed", { call_id: call.id, error: (error as Error).message });
     }
   });
+  // A number's first month is paid (or the purchase refused) with its row; releasing it ends its fees.
+  onNumberChanges(ctx, {
+    check: (ctx, add) => ensureNumberFunds(ctx, add.workspaceId, add.carrierKind),
+    added: (ctx, number, carrierKind) => startNumberFees(ctx, number, carrierKind),
+    released: (ctx, number) => stopNumberFees(ctx, number.id),
+  });
+  // A call a crashed run left live talked as far as it was charged: the outage is not charged.
+  onLostCall(ctx, chargedUntil);
   // Deliveries wait on the network, not the CPU: many may be in flight on a small box.
   ctx.jobs.register<{ delivery_id: string }>(DELIVER_JOB, (job) => deliverWebhook(ctx, job), {
     concurrency: 32,
@@ -149,6 +163,8 @@ function registerJobHandlers(ctx: Parley): void {
   ctx.jobs.register<{ call_id: string; slots: Record<string, unknown> }>(FINALIZE_JOB, (job) => finalizeCall(ctx, job), { concurrency: 4, maxAttempts: 5 });
   // One dispatcher job per running campaign at a time (its unique key); each look is one short transaction.
   ctx.jobs.register<{ campaign_id: string }>(DISPATCH_JOB, (job) => dispatchCampaign(ctx, (workspaceId, input, extra) => createOutboundCall(ctx, ctx.carriers, workspaceId, input, extra), job), { concurrency: 4, maxAttempts: 1000 });
+  // A recharge waits on Stripe for a second or two; one per wallet at a time (its unique key).
+  ctx.jobs.register<{ workspace_id: string }>(AUTO_RECHARGE_JOB, (job) => runAutoRecharge(ctx, job), { concurrency: 2, maxAttempts: 8 });
   ctx.jobs.register<{ schedule_id: string; run_at: number }>(RUN_JOB, (job) => runSchedule(ctx, (workspaceId, input, extra) => createOutboundCall(ctx, ctx.carriers, workspaceId, input, extra), job), { concurrency: 4, maxAttempts: 3 });
 }
 
@@ -186,6 +202,9 @@ export function startServer(ctx: Parley): RunningServer {
       },
     },
     { name: "call watchdog", pattern: "*/5 * * * * *", run: () => void watchLiveCalls(ctx) },
+    // Numbers' months that began since the last look (or while the server was down), each charged once.
+    { name: "number fees", atStart: true, pattern: "*/10 * * * *", run: () => void chargeNumberFees(ctx) },
+    ...paymentSweeps(ctx),
     // Expired chat and visitor sessions and spent voice tokens: reads already ignore them, so no request deletes.
     {
       name: "expired conversations",

@@ -158,6 +158,11 @@ export const SURFACE: Record<string, string> = {
 
   getWallet: "wallet.get",
   getWalletUsage: "wallet.usage",
+  getAutoRecharge: "wallet.getAutoRecharge",
+  updateAutoRecharge: "wallet.updateAutoRecharge",
+  createTopup: "payments.topup",
+  listPayments: "payments.list",
+  getPayment: "payments.get",
   getPricing: "pricing.get",
   setPricing: "pricing.set",
   creditWorkspace: "operator.creditWorkspace",
@@ -165,6 +170,14 @@ export const SURFACE: Record<string, string> = {
   suspendTenantWorkspace: "operator.suspendWorkspace",
   resumeTenantWorkspace: "operator.resumeWorkspace",
   getCallAnalytics: "analytics.calls",
+
+  getWhiteLabel: "whiteLabel.get",
+  setWhiteLabel: "whiteLabel.set",
+  attachWhiteLabelDomain: "whiteLabel.attachDomain",
+  verifyWhiteLabelDomain: "whiteLabel.verifyDomain",
+  detachWhiteLabelDomain: "whiteLabel.detachDomain",
+  getBranding: "branding.get",
+  getBrandLogo: "branding.logo",
 
   sendContactMessage: "frontDoor.contact",
   subscribeNewsletter: "frontDoor.subscribe",

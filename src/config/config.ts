@@ -51,8 +51,15 @@ export function buildConfig(settings: RawSettings): Config {
   for (const key of ["demoAgent", "demoVerifyAgent"] as const) {
     if (v[key] && !/^agent_[A-Za-z0-9]+$/.test(v[key])) throw new ConfigError(`${flagOf(key)} must be an agent id (agent_…), got "${v[key]}"`);
   }
+  if (v.stripeSecretKey && !/^(sk|rk)_(test|live)_\S+$/.test(v.stripeSecretKey)) throw new ConfigError("--stripe-secret-key must be a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_…)");
+  if (v.stripeSecretKey && !v.stripeWebhookSecret) throw new ConfigError("--stripe-webhook-secret is needed with --stripe-secret-key: without it no payment could be confirmed");
+  if (!/^https?:\/\/[^/]+/.test(v.stripeApiUrl)) throw new ConfigError("--stripe-api-url must be an absolute http(s) URL");
   if (!LOG_LEVELS.includes(v.logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   if (!["open", "closed"].includes(v.registration)) throw new ConfigError(`--registration must be open or closed`);
+  if (!["dns", "skip"].includes(v.domainVerification)) throw new ConfigError(`--domain-verification must be dns or skip, got "${v.domainVerification}"`);
+  for (const server of v.dnsServers) {
+    if (!validDnsServer(server)) throw new ConfigError(`--dns-servers: "${server}" is not an IP address with an optional port (1.1.1.1, 10.0.0.2:5353, [::1]:53)`);
+  }
   const trustedProxies = v.trustedProxies.map((entry) => {
     const cidr = parseCidr(entry);
     if (!cidr) throw new ConfigError(`--trusted-proxies: "${entry}" is not an IP address or CIDR range`);
@@ -70,6 +77,14 @@ function validHost(host: string): boolean {
   if (isIP(host)) return true;
   if (/^[\d.]+$/.test(host)) return false;
   return /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(host);
+}
+
+/** An address node's DNS resolver takes: an IP, `ipv4:port` or `[ipv6]:port`. */
+function validDnsServer(server: string): boolean {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(server);
+  if (!match) return isIP(server) !== 0;
+  const port = Number(match[3]);
+  return isIP(match[1] ?? match[2]) !== 0 && port >= 1 && port <= 65535;
 }
 
 /** The public base URL once the real port is known. */

@@ -32,6 +32,12 @@ export interface ConfigValues {
   insufficientFundsMessage: string;
   demoAgent: string;
   demoVerifyAgent: string;
+  domainVerification: string;
+  dnsServers: string[];
+  whiteLabelKeyPrefixes: boolean;
+  stripeSecretKey: string;
+  stripeWebhookSecret: string;
+  stripeApiUrl: string;
 }
 
 export const OPTIONS: OptionSpec[] = [
@@ -55,5 +61,11 @@ export const OPTIONS: OptionSpec[] = [
   { key: "demoVerifyAgent", flag: "demo-verify-agent", env: "PARLEY_DEMO_VERIFY_AGENT", type: "string", default: "", help: "agent_… of the operator workspace whose first message speaks {{demo_code}}: the demo then calls only numbers proven with it" },
   { key: "settlementSeconds", flag: "settlement-seconds", env: "PARLEY_SETTLEMENT_SECONDS", type: "integer", default: 10, help: "how often live calls are charged; a wallet can overdraw by at most this much talk time" },
   { key: "insufficientFundsMessage", flag: "insufficient-funds-message", env: "PARLEY_INSUFFICIENT_FUNDS_MESSAGE", type: "string", default: "I'm sorry, this call has to end now because the account is out of credit. Goodbye.", help: "what an agent says before it ends a call whose wallet ran out" },
+  { key: "stripeSecretKey", flag: "stripe-secret-key", env: "PARLEY_STRIPE_SECRET_KEY", type: "string", default: "", help: "Stripe secret key (sk_…): top-ups by card through Stripe Checkout; unset: top-ups are offline (the operator credits)" },
+  { key: "stripeWebhookSecret", flag: "stripe-webhook-secret", env: "PARLEY_STRIPE_WEBHOOK_SECRET", type: "string", default: "", help: "signing secret (whsec_…) of the Stripe webhook endpoint <public-url>/v1/payments/webhook/stripe" },
+  { key: "stripeApiUrl", flag: "stripe-api-url", env: "PARLEY_STRIPE_API_URL", type: "string", default: "https://api.stripe.com", help: "where Stripe's API is (a proxy on egress-restricted hosts)" },
+  { key: "domainVerification", flag: "domain-verification", env: "PARLEY_DOMAIN_VERIFICATION", type: "string", default: "dns", help: "dns: a custom domain is verified by its DNS TXT record; skip: at once (air-gapped instances)" },
+  { key: "dnsServers", flag: "dns-servers", env: "PARLEY_DNS_SERVERS", type: "list", default: [], help: "comma-separated DNS servers (ip or ip:port) that verify custom domains (default: the system's)" },
+  { key: "whiteLabelKeyPrefixes", flag: "white-label-key-prefixes", env: "PARLEY_WHITE_LABEL_KEY_PREFIXES", type: "boolean", default: false, help: "keys created on a reseller's verified domain carry the reseller's slug (sk_<slug>_live_)" },
   { key: "jobLeaseSeconds", flag: "job-lease-seconds", env: "PARLEY_JOB_LEASE_SECONDS", type: "integer", default: 30, help: "how long a crashed worker's jobs wait before they run again" },
 ];

@@ -1,11 +1,14 @@
 import type { AppContext } from "../core/context.ts";
 import { AccessTokens } from "./access-tokens.ts";
+import { instanceHostBrands, type HostBrands } from "./host-brand.ts";
 import { RateLimiter } from "./rate-limit.ts";
 
 /** The context route handlers get: the process's context plus what only the HTTP side keeps. */
 export interface HttpContext extends AppContext {
   tokens: AccessTokens;
   rateLimiter: RateLimiter;
+  /** Which brand a request's Host picks (the white-label feature installs its lookup). */
+  hostBrands: HostBrands;
 }
 
 /** Adds the HTTP side's state to a context (the same object, so every feature sees one context). */
@@ -13,5 +16,6 @@ export function withHttp<T extends AppContext>(ctx: T): T & HttpContext {
   return Object.assign(ctx, {
     tokens: new AccessTokens(ctx.keys.jwt, ctx.clock, ctx.config.brandSlug),
     rateLimiter: new RateLimiter(ctx.clock),
+    hostBrands: instanceHostBrands(ctx),
   });
 }

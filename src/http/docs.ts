@@ -21,9 +21,11 @@ export const TAGS = {
   "Front door": "The public site's forms and beacons (contact, newsletter with double opt-in, client events, the demo call), and the operator's lists and CSV exports of what they received.",
   Webhooks: "Workspace endpoints for outcome events, deliveries, dead letters with replay, and the events log.",
   Wallet: "The workspace's balance in micro-units of the instance currency, its append-only ledger and what it was spent on.",
+  Payments: "Top-ups of the wallet by card (Stripe Checkout) or offline (settled by the operator), automatic recharges, and the provider's signed callback.",
   Pricing: "The operator's per-minute rates and number fees, with the dates they apply from.",
   Analytics: "How calls went over time: volume, talk time, outcomes and response latency, per agent.",
   Operator: "The instance operator's console: tenant workspaces and their wallets.",
+  "White-label": "A reseller's brand (name, logo, colours, support e-mail, custom CSS) and the custom domains it answers on, verified by DNS; public branding per domain.",
   "Webhook events": "What Parley sends to webhook receivers: the call lifecycle to an agent's `webhook_url`, outcomes to subscribed endpoints.",
 } as const;
 

@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   name_taken: { status: 409, title: "Name taken" },
   number_unavailable: { status: 409, title: "Number unavailable" },
   demo_unavailable: { status: 409, title: "Demo unavailable" },
+  domain_not_verified: { status: 409, title: "Domain not verified" },
+  payment_provider_unavailable: { status: 409, title: "Payment provider unavailable" },
   idempotency_key_reused: { status: 409, title: "Idempotency key reused" },
   idempotency_in_progress: { status: 409, title: "Request in progress" },
   gone: { status: 410, title: "Gone" },

@@ -3,6 +3,7 @@ import type { HttpContext } from "./context.ts";
 import type { AppContext } from "../core/context.ts";
 import { VERSION } from "../core/version.ts";
 import { authPlugin } from "./auth.ts";
+import { keySlugFor, linkBase, requestBrand } from "./host-brand.ts";
 import { TAGS, type Tag } from "./docs.ts";
 import { pascal, SchemaComponents, toJsonSchema } from "./openapi-components.ts";
 import { errorResponses, IDEMPOTENCY_KEY, problemResponses, type ProblemName } from "./openapi-errors.ts";
@@ -25,8 +26,15 @@ const AUTH_DESCRIPTION: Record<RouteAuth, string> = {
   token: "A single-use session token in the query (`?token=`) from POST /v1/realtime/token or a widget's voice-token; no API key reaches the browser. Rate-limited per client IP.",
 };
 
+/** Who the document speaks as: the instance, or the brand of the custom domain it was asked on. */
+export interface DocumentBrand {
+  name: string;
+  publicUrl: string;
+  keySlug: string;
+}
+
 /** OpenAPI 3.1, generated from the routes' own TypeBox schemas and guards, so it cannot drift from the code. */
-export function buildOpenApi(ctx: AppContext, routes: RouteIndex): Json {
+export function buildOpenApi(ctx: AppContext, routes: RouteIndex, brand: DocumentBrand = { name: ctx.brand.name, publicUrl: ctx.publicUrl, keySlug: ctx.brand.slug }): Json {
   const paths: Record<string, Json> = {};
   const tags = new Set<string>();
   const components = new SchemaComponents();
@@ -45,16 +53,16 @@ export function buildOpenApi(ctx: AppContext, routes: RouteIndex): Json {
   return {
     openapi: "3.1.0",
     info: {
-      title: `${ctx.brand.name} API`,
+      title: `${brand.name} API`,
       version: VERSION,
       license: { name: "MIT", identifier: "MIT" },
-      contact: { name: ctx.brand.name, url: ctx.publicUrl },
+      contact: { name: brand.name, url: brand.publicUrl },
       description:
-        `REST API of ${ctx.brand.name}, a self-hosted platform for AI voice agents. Errors are RFC 9457 problem+json; lists use cursor pagination ` +
+        `REST API of ${brand.name}, a self-hosted platform for AI voice agents. Errors are RFC 9457 problem+json; lists use cursor pagination ` +
         "(`limit`, `cursor` → `has_more`, `next_cursor`); POST accepts `Idempotency-Key`. Every response carries `RateLimit-Limit`, " +
         "`RateLimit-Remaining` and `RateLimit-Reset`. `x-required-scope` on each operation names the credential it needs.",
     },
-    servers: [{ url: ctx.publicUrl }],
+    servers: [{ url: brand.publicUrl }],
     tags: [...tags].sort().map((name) => ({ name, description: TAGS[name as Tag] })),
     paths,
     webhooks,
@@ -63,7 +71,7 @@ export function buildOpenApi(ctx: AppContext, routes: RouteIndex): Json {
         bearerAuth: {
           type: "http",
           scheme: "bearer",
-          description: `An API key (\`sk_${ctx.brand.slug}_live_…\`) or a user's access token from /v1/auth/login. Users may pick another of their workspaces with \`X-Workspace-Id\`.`,
+          description: `An API key (\`sk_${brand.keySlug}_live_…\`) or a user's access token from /v1/auth/login. Users may pick another of their workspaces with \`X-Workspace-Id\`.`,
         },
       },
       responses: problemResponses(problems),
@@ -154,12 +162,22 @@ function successResponses(route: RouteInfo, components: SchemaComponents, name: 
 }
 
 export function openApiRoutes(ctx: HttpContext, routes: RouteIndex) {
-  let cached: Json | null = null;
-  const document = () => (cached ??= buildOpenApi(ctx, routes));
+  // One document per brand a Host picks (a handful), each built on first use.
+  const cached = new Map<string, Json>();
+  const document = (request: Request) => {
+    const brand: DocumentBrand = { name: requestBrand(ctx, request).productName, publicUrl: linkBase(ctx, request), keySlug: keySlugFor(ctx, request) };
+    const key = JSON.stringify(brand);
+    let doc = cached.get(key);
+    if (!doc) {
+      if (cached.size >= 64) cached.clear();
+      cached.set(key, (doc = buildOpenApi(ctx, routes, brand)));
+    }
+    return doc;
+  };
   return new Elysia()
     .use(authPlugin(ctx))
-    .get("/openapi.json", () => document(), { public: true, detail: { hide: true } })
-    .get("/v1/openapi.json", () => document(), { public: true, detail: { hide: true } });
+    .get("/openapi.json", ({ request }) => document(request), { public: true, detail: { hide: true } })
+    .get("/v1/openapi.json", ({ request }) => document(request), { public: true, detail: { hide: true } });
 }
 
 /** Every event Parley sends, with its envelope and `data`, as OpenAPI 3.1 webhooks. */

@@ -70,7 +70,10 @@ export const EVENT_DATA: Record<string, TSchema> = {
   }),
   "payment.succeeded": t.Object({
     payment_id: t.String(),
-    amount: t.Integer({ description: "Micro-units of the instance currency" }),
+    provider: t.String({ description: "`stripe` or `offline`" }),
+    kind: t.String({ description: "`topup`, `auto_recharge` or `credit` (the operator's)" }),
+    amount: t.Integer({ description: "Micro-units of the instance currency added to the wallet" }),
+    amount_minor: t.Integer({ description: "What was paid, in minor units of the currency (cents)" }),
     currency: t.String(),
     balance: t.Integer({ description: "Wallet balance after the payment, micro-units" }),
   }),

@@ -24,6 +24,7 @@ const NOT_WORKSPACE_OBJECTS: Record<string, string> = {
   "/v1/admin/workspaces/{id}/credit": "the operator's console names tenants by design; a tenant gets 403 (scope-matrix.test.ts, wallet.test.ts)",
   "/v1/admin/workspaces/{id}/suspend": "the operator's console names tenants by design; a tenant gets 403 (scope-matrix.test.ts, operator.test.ts)",
   "/v1/admin/workspaces/{id}/resume": "the operator's console names tenants by design; a tenant gets 403 (scope-matrix.test.ts, operator.test.ts)",
+  "/v1/payments/webhook/{provider}": "a payment provider's signed callback, not a workspace object; payments.test.ts checks forged and foreign events change nothing",
 };
 
 beforeAll(async () => {
@@ -75,6 +76,15 @@ beforeAll(async () => {
   expect(widget.status).toBe(201);
   objectOfA["/v1/widgets/{id}"] = widget.body.id;
   idsOfA.push(widget.body.id);
+  const payment = await server.api.post("/v1/payments/topup", { amount: 2500, provider: "offline" }, { token: aKey.secret });
+  expect(payment.status).toBe(201);
+  objectOfA["/v1/payments/{id}"] = payment.body.id;
+  idsOfA.push(payment.body.id);
+  const domain = await server.api.post("/v1/white-label/domains", { domain: "a.example.com" }, { token: aKey.secret });
+  expect(domain.status).toBe(201);
+  paramOfA.domain = domain.body.domain;
+  for (const path of ["/v1/white-label/domains/{domain}", "/v1/white-label/domains/{domain}/verify"]) objectOfA[path] = domain.body.domain;
+  idsOfA.push(domain.body.verification.value);
   paramOfA.version = "1";
   paramOfA.src = source.body.id;
   VALID_BODY["POST /v1/agents/{id}/test-function"] = { tool_id: tool.body.id, arguments: {} };
@@ -172,6 +182,8 @@ describe("cross-workspace matrix", () => {
     expect(schedule.body).toMatchObject({ status: "scheduled", variables: {} });
     const widget = await server.api.get(`/v1/widgets/${objectOfA["/v1/widgets/{id}"]}`, { token: a.token });
     expect(widget.body).toMatchObject({ name: "A's widget", allowed_origins: ["https://a.example.com"] });
+    const brand = await server.api.get("/v1/white-label", { token: a.token });
+    expect(brand.body.domains.map((d: any) => d.domain)).toEqual(["a.example.com"]);
     const provider = await server.api.get("/v1/providers", { token: a.token });
     expect(provider.body.data.map((p: any) => p.name)).toContain("A's model");
   });

@@ -141,7 +141,8 @@ describe("the operator's credit to a tenant", () => {
     const credit = (amount: number, note = "invoice 2026-114") => s.server.api.post(`/v1/admin/workspaces/${tenant.workspaceId}/credit`, { amount, note }, { token: operator.token });
     const first = await credit(25 * USD);
     expect(first.status).toBe(200);
-    expect(first.body.entry).toMatchObject({ object: "ledger_entry", amount: 25 * USD, balance_after: 25 * USD, cause: "operator_credit", ref_type: "workspace", ref_id: tenant.workspaceId, note: "invoice 2026-114" });
+    expect(first.body.entry).toMatchObject({ object: "ledger_entry", amount: 25 * USD, balance_after: 25 * USD, cause: "operator_credit", ref_type: "payment", ref_id: first.body.payment.id, note: "invoice 2026-114" });
+    expect(first.body.payment).toMatchObject({ provider: "offline", kind: "credit", status: "succeeded", workspace_id: tenant.workspaceId });
     expect(first.body.wallet).toMatchObject({ balance: 25 * USD, balance_formatted: "25.00" });
     const debit = await credit(-2_500_000, "refund of a test charge");
     expect(debit.body.entry).toMatchObject({ cause: "operator_debit", amount: -2_500_000, balance_after: 22_500_000 });

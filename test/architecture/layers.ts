@@ -44,6 +44,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["modules/analytics/"],
   ["modules/operator/"],
   ["modules/front-door/"],
+  ["modules/white-label/"],
   ["modules/health/"],
   ["app.ts"],
   ["server.ts"],

@@ -45,6 +45,11 @@ export const EXTENSIONS: ContractOperation[] = [
   // Issue 13: the operator suspends and resumes a tenant; the catalog has no row for either.
   { number: 1020, method: "POST", path: "/v1/admin/workspaces/{id}/suspend", auth: "operator", purpose: "Suspend a tenant workspace (keys and calls stop at once)" },
   { number: 1021, method: "POST", path: "/v1/admin/workspaces/{id}/resume", auth: "operator", purpose: "Resume a suspended tenant workspace" },
+  // Issue 13: the auto-recharge settings are changed by PATCH (137); a client also needs to read them.
+  { number: 1022, method: "GET", path: "/v1/wallet/auto-recharge", auth: "read", purpose: "Automatic top-up settings" },
+  // White-label: a domain is proven by a DNS record checked on demand, and an uploaded logo is served by Parley.
+  { number: 1030, method: "POST", path: "/v1/white-label/domains/{domain}/verify", auth: "admin", purpose: "Verify a custom domain by its DNS TXT record" },
+  { number: 1031, method: "GET", path: "/v1/branding/logos/{file}", auth: "public", purpose: "An uploaded logo, content-addressed" },
 ];
 
 /** The catalog's implemented operations plus Parley's extensions: what /openapi.json must list. */
@@ -54,7 +59,7 @@ export function servedOperations(): ContractOperation[] {
 
 /** The numbers this codebase implements so far (ENDPOINTS.md numbering). */
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-export const IMPLEMENTED = new Set([...range(1, 56), ...range(57, 92), ...range(93, 102), ...range(103, 119), ...range(120, 122), ...range(123, 134), 135, 136, 142, ...range(148, 151), ...range(152, 155), 156]);
+export const IMPLEMENTED = new Set([...range(1, 56), ...range(57, 92), ...range(93, 102), ...range(103, 119), ...range(120, 122), ...range(123, 134), ...range(135, 147), ...range(148, 151), ...range(152, 155), 156]);
 
 /** `/v1/agents/{id}` → the matching key form used by the OpenAPI document (identical), and a regex for URLs. */
 export function samePath(a: string, b: string): boolean {

@@ -2,6 +2,7 @@ import { Elysia, status, t } from "elysia";
 import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
+import { keySlugFor } from "../../http/host-brand.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
 import { ApiKey, ApiKeyCreate, ApiKeyUpdate, ApiKeyWithSecret, apiKeyJson } from "./models.ts";
@@ -23,8 +24,8 @@ export function apiKeyRoutes(ctx: HttpContext) {
     )
     .post(
       "/",
-      ({ principal, body }) => {
-        const { row, secret } = createApiKey(ctx, principal.workspaceId, body, principal.userId);
+      ({ principal, body, request }) => {
+        const { row, secret } = createApiKey(ctx, principal.workspaceId, body, principal.userId, keySlugFor(ctx, request));
         return status(201, { ...apiKeyJson(row), key: secret });
       },
       { auth: "admin", body: ApiKeyCreate, response: { 201: ApiKeyWithSecret }, detail: doc("createApiKey", "Create a key: `name`, `scope`; the secret is shown once") },

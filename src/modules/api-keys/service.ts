@@ -15,16 +15,20 @@ export function keyPrefix(brandSlug: string, mode: "live" | "test"): string {
   return `sk_${brandSlug}_${mode}_`;
 }
 
-/** Creates a key; the full secret exists only in the return value, the database keeps its hash. */
+/**
+ * Creates a key; the full secret exists only in the return value, the database keeps its hash.
+ * `brandSlug` names it (a reseller's, on its domain); keys are found by hash, so any prefix authenticates.
+ */
 export function createApiKey(
   ctx: AppContext,
   workspaceId: string,
   input: { name: string; scope: Scope; mode?: "live" | "test" },
   createdBy: string | null,
+  brandSlug = ctx.brand.slug,
 ): { row: ApiKeyRow; secret: string } {
   if (!input.name.trim()) throw invalid("name", "must not be blank");
   const mode = input.mode ?? "live";
-  const prefix = keyPrefix(ctx.brand.slug, mode);
+  const prefix = keyPrefix(brandSlug, mode);
   const secret = prefix + randomBase62(SECRET_LENGTH);
   const now = ctx.clock.now();
   const row: ApiKeyRow = {

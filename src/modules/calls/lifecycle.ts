@@ -1,6 +1,7 @@
 import { storedRecordingPath } from "./recording.ts";
 import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
+import { hookPoint } from "../../core/hooks.ts";
 import type { AgentConfig } from "../../voice/agent-config.ts";
 import { callEvents, calls, LIVE_STATUSES, type CallStatus } from "../../db/schema/index.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
@@ -22,16 +23,10 @@ export const FINALIZE_JOB = "calls.finalize";
 
 /** Work that must commit with a call's end (a campaign contact moving on), installed by the composition root. */
 export type CallEndHook = (ctx: AppContext, call: CallRow) => void;
-const callEndHooks = new WeakMap<AppContext, Set<CallEndHook>>();
+const callEndHooks = hookPoint<CallEndHook>();
 
 export function onCallEnd(ctx: AppContext, hook: CallEndHook): void {
-  addHook(callEndHooks, ctx, hook);
-}
-
-function addHook<Hook>(registry: WeakMap<AppContext, Set<Hook>>, ctx: AppContext, hook: Hook): void {
-  let hooks = registry.get(ctx);
-  if (!hooks) registry.set(ctx, (hooks = new Set()));
-  hooks.add(hook);
+  callEndHooks.add(ctx, hook);
 }
 
 /** A call about to be created; a start hook throws an ApiError to refuse it (the wallet's 402). */
@@ -43,14 +38,22 @@ export interface CallStart {
   agent: AgentConfig;
 }
 export type CallStartHook = (ctx: AppContext, start: CallStart) => void;
-const callStartHooks = new WeakMap<AppContext, Set<CallStartHook>>();
+const callStartHooks = hookPoint<CallStartHook>();
 
 export function onCallStart(ctx: AppContext, hook: CallStartHook): void {
-  addHook(callStartHooks, ctx, hook);
+  callStartHooks.add(ctx, hook);
 }
 
 export function checkCallStart(ctx: AppContext, start: CallStart): void {
-  for (const hook of callStartHooks.get(ctx) ?? []) hook(ctx, start);
+  for (const hook of callStartHooks.of(ctx)) hook(ctx, start);
+}
+
+/** How far a call a previous run lost was known to talk (as far as it was charged), installed by the composition root. */
+export type LostCallReach = (ctx: AppContext, call: CallRow) => number | null;
+const lostCallReach = hookPoint<LostCallReach>();
+
+export function onLostCall(ctx: AppContext, hook: LostCallReach): void {
+  lostCallReach.add(ctx, hook);
 }
 
 export function findCall(ctx: AppContext, callId: string): CallRow | undefined {
@@ -163,7 +166,7 @@ export function endCall(ctx: AppContext, callId: string, ending: CallEnding): bo
       data: { status: ending.status, end_reason: ending.endReason, duration_ms: durationMs, transcript_url: urls.transcript_url, recording_url: urls.recording_url },
     });
     enqueueJob(ctx, { type: FINALIZE_JOB, payload: { call_id: callId, slots: ending.slots ?? {} }, uniqueKey: `${FINALIZE_JOB}:${callId}`, workspaceId: call.workspaceId, maxAttempts: 5 });
-    for (const hook of callEndHooks.get(ctx) ?? []) hook(ctx, updated);
+    for (const hook of callEndHooks.of(ctx)) hook(ctx, updated);
     return true;
   }).immediate();
 }
@@ -181,11 +184,14 @@ export function endCallsOfPreviousRun(ctx: AppContext): number {
 /** After a restart no call can still be live: end them, with their terminal events. */
 export function endOrphanedCalls(ctx: AppContext, isLive: (callId: string) => boolean): number {
   // Queued calls still have their placing job; ringing and answered ones lost their process.
-  const orphans = ctx.db.select({ id: calls.id, status: calls.status }).from(calls).where(inArray(calls.status, ["ringing", "in_progress"])).all();
+  const orphans = ctx.db.select().from(calls).where(inArray(calls.status, ["ringing", "in_progress"])).all();
   let ended = 0;
   for (const call of orphans) {
     if (isLive(call.id)) continue;
-    if (endCall(ctx, call.id, { status: call.status === "in_progress" ? "failed" : "canceled", endReason: "error" })) ended++;
+    // It talked until its last write or as far as it was charged, not through the outage until now.
+    const reached = Math.max(call.updatedAt, ...[...lostCallReach.of(ctx)].map((hook) => hook(ctx, call) ?? 0));
+    const durationMs = call.answeredAt === null ? 0 : Math.max(0, reached - call.answeredAt);
+    if (endCall(ctx, call.id, { status: call.status === "in_progress" ? "failed" : "canceled", endReason: "error", durationMs })) ended++;
   }
   return ended;
 }

@@ -1,6 +1,7 @@
 import { Elysia, status, t } from "elysia";
 import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
+import { linkBase } from "../../http/host-brand.ts";
 import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, pageRequest, toPage } from "../../http/pagination.ts";
@@ -21,26 +22,28 @@ const EXPORT_PAGE = 500;
 const EXPORT_COLUMNS = ["call_id", "created_at", "direction", "agent_id", "from", "to", "status", "end_reason", "duration_seconds", "started_at", "ended_at", "summary", "extracted", "metadata"];
 
 export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
-  const json = (row: Parameters<typeof callJson>[0]) => callJson(row, ctx.publicUrl, callCosts(ctx, row.workspaceId, [row.id]).get(row.id)!);
+  // Links point at the host the request came to (a reseller's verified domain, else the public URL).
+  const json = (row: Parameters<typeof callJson>[0], http: Request) => callJson(row, linkBase(ctx, http), callCosts(ctx, row.workspaceId, [row.id]).get(row.id)!);
   /** A page of calls with their costs read in one query. */
-  const page = (rows: Parameters<typeof callJson>[0][]) => {
+  const page = (rows: Parameters<typeof callJson>[0][], http: Request) => {
     const costs = callCosts(ctx, rows[0]?.workspaceId ?? "", rows.map((row) => row.id));
-    return (row: Parameters<typeof callJson>[0]) => callJson(row, ctx.publicUrl, costs.get(row.id)!);
+    const base = linkBase(ctx, http);
+    return (row: Parameters<typeof callJson>[0]) => callJson(row, base, costs.get(row.id)!);
   };
   return new Elysia({ prefix: "/v1/calls" })
     .use(authPlugin(ctx))
     .get(
       "/",
-      ({ principal, query }) => {
+      ({ principal, query, request: http }) => {
         const request = pageRequest(query);
         const rows = service.listCalls(ctx, principal.workspaceId, query, request);
-        return toPage(rows, request, (r) => ({ at: r.createdAt, id: r.id }), page(rows));
+        return toPage(rows, request, (r) => ({ at: r.createdAt, id: r.id }), page(rows, http));
       },
       { auth: "read", query: CallsQuery, response: { 200: ListOf(Call) }, detail: doc("listCalls", "List calls; filter by agent, status, direction, number, time") },
     )
     .get(
       "/export",
-      ({ principal, query }) => {
+      ({ principal, query, request }) => {
         const conditions = service.callConditions(principal.workspaceId, query);
         // Streamed a page at a time as the client reads: an export of a busy year is never built in memory.
         let after: { at: number; id: string } | null = null;
@@ -51,7 +54,7 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
             },
             pull(controller) {
               const rows = service.callsInOrder(ctx, conditions, after, EXPORT_PAGE);
-              const render = page(rows);
+              const render = page(rows, request);
               const lines = rows.map((row) => {
                 const c = render(row);
                 return csvLine([c.id, c.created_at, c.direction, c.agent_id, c.from, c.to, c.status, c.end_reason, c.duration_seconds, c.started_at, c.ended_at, c.summary, c.extracted, c.metadata]);
@@ -75,13 +78,13 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
         detail: { ...doc("exportCalls", "Calls as CSV"), "x-response-types": ["text/csv"] },
       },
     )
-    .post("/outbound", ({ principal, body }) => status(201, json(service.createOutboundCall(ctx, carriers, principal.workspaceId, body, { reach: reachOf(principal) }))), {
+    .post("/outbound", ({ principal, body, request }) => status(201, json(service.createOutboundCall(ctx, carriers, principal.workspaceId, body, { reach: reachOf(principal) }), request)), {
       auth: "write",
       body: OutboundBody,
       response: { 201: Call },
       detail: doc("createOutboundCall", "Place an outbound call"),
     })
-    .get("/:id", ({ principal, params }) => json(service.getCall(ctx, principal.workspaceId, params.id)), {
+    .get("/:id", ({ principal, params, request }) => json(service.getCall(ctx, principal.workspaceId, params.id), request), {
       auth: "read",
       params: IdParam,
       response: { 200: Call },
@@ -142,19 +145,19 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
     )
     .post(
       "/:id/hangup",
-      ({ principal, params }) => {
+      ({ principal, params, request }) => {
         const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
         live.hangup("agent_hangup");
-        return status(202, json(service.getCall(ctx, principal.workspaceId, params.id)));
+        return status(202, json(service.getCall(ctx, principal.workspaceId, params.id), request));
       },
       { auth: "write", params: IdParam, response: { 202: Call }, detail: doc("hangupCall", "End a live call") },
     )
     .post(
       "/:id/transfer",
-      async ({ principal, params, body }) => {
+      async ({ principal, params, body, request }) => {
         const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
         await live.transfer(body.to, body.reason ?? null);
-        return status(202, json(service.getCall(ctx, principal.workspaceId, params.id)));
+        return status(202, json(service.getCall(ctx, principal.workspaceId, params.id), request));
       },
       {
         auth: "write",

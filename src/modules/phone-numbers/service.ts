@@ -1,5 +1,6 @@
 import { and, desc, eq, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
+import { hookPoint } from "../../core/hooks.ts";
 import { phoneNumbers } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { afterCursor, type PageRequest } from "../../db/pagination.ts";
@@ -11,6 +12,31 @@ import type { Carrier } from "../../telephony/types.ts";
 import { referencedAgent } from "../agents/service.ts";
 
 export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
+
+/** A number about to be bought or imported: a check throws an ApiError to refuse it (the wallet's 402) before the carrier is asked. */
+export interface NumberAdd {
+  workspaceId: string;
+  /** `simulated`, `sip`, `twilio` or `telnyx`. */
+  carrierKind: string;
+}
+export type NumberAddCheck = (ctx: AppContext, add: NumberAdd) => void;
+/** Work that commits with a number's row (its first month's fee) or with its release. */
+export type NumberAddedHook = (ctx: AppContext, number: PhoneNumberRow, carrierKind: string) => void;
+export type NumberReleasedHook = (ctx: AppContext, number: PhoneNumberRow) => void;
+const addChecks = hookPoint<NumberAddCheck>();
+const addedHooks = hookPoint<NumberAddedHook>();
+const releasedHooks = hookPoint<NumberReleasedHook>();
+
+/** Installed by the composition root: who may add a number, and what commits with adding or releasing one. */
+export function onNumberChanges(ctx: AppContext, hooks: { check?: NumberAddCheck; added?: NumberAddedHook; released?: NumberReleasedHook }): void {
+  if (hooks.check) addChecks.add(ctx, hooks.check);
+  if (hooks.added) addedHooks.add(ctx, hooks.added);
+  if (hooks.released) releasedHooks.add(ctx, hooks.released);
+}
+
+function checkNumberAdd(ctx: AppContext, workspaceId: string, carrier: Carrier): void {
+  for (const check of addChecks.of(ctx)) check(ctx, { workspaceId, carrierKind: carrier.kind });
+}
 
 /** The workspace's numbers matching a condition, each as a sentence saying why it matters. */
 const numbersDescribed = (ctx: AppContext, workspaceId: string, condition: SQL, says: string): string[] =>
@@ -49,15 +75,21 @@ export async function searchAvailable(ctx: AppContext, carriers: CarrierRegistry
   return found.map((available) => ({ object: "available_number" as const, number: available.number, carrier: carrier.connectionId, region: available.region }));
 }
 
-function insertNumber(ctx: AppContext, workspaceId: string, number: string, carrier: string, label: string | undefined, origin: "bought" | "imported"): PhoneNumberRow {
+/** The number's row and what commits with it (its first month's fee), in one transaction. */
+function insertNumber(ctx: AppContext, workspaceId: string, number: string, carrier: Carrier, label: string | undefined, origin: "bought" | "imported"): PhoneNumberRow {
   const now = ctx.clock.now();
-  const row: PhoneNumberRow = { id: newId("pn"), workspaceId, number, carrier, label: label ?? null, origin, agentId: null, inbound: { enabled: true, variables: {} }, createdAt: now, updatedAt: now };
-  try {
-    ctx.db.insert(phoneNumbers).values(row).run();
-  } catch (error) {
-    if (String((error as Error).message).includes("UNIQUE")) refuseTaken(ctx, number);
-    throw error;
-  }
+  const row: PhoneNumberRow = { id: newId("pn"), workspaceId, number, carrier: carrier.connectionId, label: label ?? null, origin, agentId: null, inbound: { enabled: true, variables: {} }, createdAt: now, updatedAt: now };
+  ctx.sqlite
+    .transaction(() => {
+      try {
+        ctx.db.insert(phoneNumbers).values(row).run();
+      } catch (error) {
+        if (String((error as Error).message).includes("UNIQUE")) refuseTaken(ctx, number);
+        throw error;
+      }
+      for (const hook of addedHooks.of(ctx)) hook(ctx, row, carrier.kind);
+    })
+    .immediate();
   return row;
 }
 
@@ -65,16 +97,18 @@ function insertNumber(ctx: AppContext, workspaceId: string, number: string, carr
 export async function buyNumber(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: { number?: string; area_code?: string; carrier_id?: string; label?: string }, reach: CarrierReach = "any"): Promise<PhoneNumberRow> {
   const carrier = carrierNamed(carriers, workspaceId, input.carrier_id, "carrier_id", reach);
   if (input.number) refuseTaken(ctx, input.number);
+  checkNumberAdd(ctx, workspaceId, carrier);
   const number = await carrier.numbers.buy({ number: input.number, areaCode: input.area_code }, taken(ctx));
-  return insertNumber(ctx, workspaceId, number, carrier.connectionId, input.label, "bought");
+  return insertNumber(ctx, workspaceId, number, carrier, input.label, "bought");
 }
 
 /** Bring your own number: the carrier confirms it (and points its calls here); then it routes inbound calls and is a caller id. */
 export async function importNumber(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: { number: string; carrier?: string; label?: string }, reach: CarrierReach = "any"): Promise<PhoneNumberRow> {
   const carrier = carrierNamed(carriers, workspaceId, input.carrier, "carrier", reach);
   refuseTaken(ctx, input.number);
+  checkNumberAdd(ctx, workspaceId, carrier);
   await carrier.numbers.adopt(input.number);
-  return insertNumber(ctx, workspaceId, input.number, carrier.connectionId, input.label, "imported");
+  return insertNumber(ctx, workspaceId, input.number, carrier, input.label, "imported");
 }
 
 export function getPhoneNumber(ctx: AppContext, workspaceId: string, id: string): PhoneNumberRow {
@@ -115,7 +149,12 @@ export function assignNumber(ctx: AppContext, workspaceId: string, id: string, a
 export async function releaseNumber(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, id: string): Promise<void> {
   const row = getPhoneNumber(ctx, workspaceId, id);
   await carriers.carrier(workspaceId, row.carrier)?.numbers.release(row.number, row.origin);
-  ctx.db.delete(phoneNumbers).where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.id, id))).run();
+  ctx.sqlite
+    .transaction(() => {
+      const released = ctx.db.delete(phoneNumbers).where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.id, id))).run().changes;
+      if (released) for (const hook of releasedHooks.of(ctx)) hook(ctx, row);
+    })
+    .immediate();
 }
 
 /** The agent's own number: the caller id of its outbound calls when none is given. */

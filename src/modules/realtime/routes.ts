@@ -2,6 +2,7 @@ import { Elysia, status, t } from "elysia";
 import type { HttpContext } from "../../http/context.ts";
 import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
+import { rebaseLink } from "../../http/host-brand.ts";
 import { OneOf } from "../../http/models.ts";
 import { builtinVoices } from "../../voice/speech/builtin/index.ts";
 import { agentReadinessProblems } from "../../voice/readiness.ts";
@@ -65,9 +66,11 @@ export function realtimeRoutes(ctx: HttpContext, services: RealtimeServices) {
     .use(authPlugin(ctx))
     .post(
       "/token",
-      ({ principal, body }) => {
+      ({ principal, body, request }) => {
         agentConfig(principal.workspaceId, body.agent_id);
-        return status(201, services.realtimeToken(principal.workspaceId, { agentId: body.agent_id, variables: body.variables, metadata: body.metadata, expiresInS: body.expires_in }));
+        const token = services.realtimeToken(principal.workspaceId, { agentId: body.agent_id, variables: body.variables, metadata: body.metadata, expiresInS: body.expires_in });
+        // The socket is opened on the host the browser's page asked (a reseller's verified domain, else the public URL).
+        return status(201, { ...token, url: rebaseLink(ctx, request, token.url) });
       },
       {
         auth: "write",

@@ -34,6 +34,9 @@ export function startMetering(ctx: AppContext, enginesOfCall: EnginesOfCall): { 
       .where(and(inArray(calls.id, [...live.keys()]), eq(calls.status, "in_progress")))
       .all();
     const now = ctx.clock.now();
+    // Charged by the call's own clock, the one its duration is recorded by: a busy event loop slows that
+    // clock, and a pass by the wall's would charge seconds the ended call does not show.
+    const talkedUntil = new Map(rows.map((call) => [call.id, call.answeredAt === null ? now : call.answeredAt + (live.get(call.id)?.talkMs() ?? now - call.answeredAt)]));
     const charged = new Set<string>();
     const engines = new Map(rows.map((call) => [call.id, enginesOfCall(call)]));
     // One transaction for the whole pass: hundreds of settlements commit together.
@@ -42,7 +45,7 @@ export function startMetering(ctx: AppContext, enginesOfCall: EnginesOfCall): { 
         for (const call of rows) {
           if (endingForFunds.has(call.id)) continue; // saying its closing line: no longer charged
           try {
-            if (settleCall(ctx, call, now, engines.get(call.id)!) > 0) charged.add(call.id);
+            if (settleCall(ctx, call, talkedUntil.get(call.id)!, engines.get(call.id)!) > 0) charged.add(call.id);
           } catch (error) {
             ctx.logger.error("settling a live call failed", { call_id: call.id, error: (error as Error).message });
           }
@@ -53,7 +56,7 @@ export function startMetering(ctx: AppContext, enginesOfCall: EnginesOfCall): { 
       // Only a call that costs something is ended for money (a free call in the same workspace goes on).
       if (!charged.has(call.id) || endingForFunds.has(call.id) || walletOf(ctx, call.workspaceId).balance > 0) continue;
       endingForFunds.add(call.id);
-      fundsCutoffs(ctx).set(call.id, now);
+      fundsCutoffs(ctx).set(call.id, talkedUntil.get(call.id)!);
       live.get(call.id)?.sayAndEnd(ctx.config.insufficientFundsMessage, "insufficient_funds");
       void live.get(call.id)?.done.finally(() => {
         endingForFunds.delete(call.id);

@@ -2,11 +2,10 @@ import { eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { prepared } from "../../db/prepared.ts";
 import { carrierConnections, ledgerEntries } from "../../db/schema/index.ts";
-import { ApiError } from "../../http/errors.ts";
 import type { AgentConfig } from "../../voice/agent-config.ts";
-import { appendEntry, walletOf } from "./ledger.ts";
+import { appendEntry } from "./ledger.ts";
 import { pricesAt, type PriceSet } from "./pricing.ts";
-import { formatMicros } from "./service.ts";
+import { requireBalance } from "./service.ts";
 
 /** What a call was charged so far, per category (settling reads it every interval). */
 const chargedSoFar = prepared((db) =>
@@ -72,12 +71,13 @@ export function minuteCost(ctx: AppContext, carrierKind: string, direction: Mete
 
 /** Refuses a call (402) whose workspace cannot pay for its first minute; free calls always start. */
 export function ensureFunds(ctx: AppContext, workspaceId: string, carrierKind: string, direction: MeteredCall["direction"], agent: AgentConfig): void {
-  const cost = minuteCost(ctx, carrierKind, direction, agent);
-  if (cost === 0) return;
-  const balance = walletOf(ctx, workspaceId).balance;
-  if (balance < cost) {
-    throw new ApiError("insufficient_funds", `the wallet holds ${formatMicros(balance)} ${ctx.config.currency}; a minute of this call costs ${formatMicros(cost)}: top up first`);
-  }
+  requireBalance(ctx, workspaceId, minuteCost(ctx, carrierKind, direction, agent), "a minute of this call");
+}
+
+/** Where a call's charges reach: the end of the last second a settlement paid for (null when none did). */
+export function chargedUntil(ctx: AppContext, call: { id: string; answeredAt: number | null }): number | null {
+  const seconds = Math.max(0, ...chargedSoFar(ctx.db).all({ callId: call.id }).map((row) => row.seconds));
+  return call.answeredAt === null || seconds === 0 ? null : call.answeredAt + seconds * 1000;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import { NullableTimestamp, OneOf, Timestamp } from "../../http/models.ts";
 import { nameSchemas } from "../../lib/schema-names.ts";
+import { Payment } from "./payments/models.ts";
 
 /** Money in the API: integer micro-units of the instance currency (1 USD = 1,000,000). */
 const Micros = (description: string) => t.Integer({ minimum: 0, maximum: 1_000_000_000, description });
@@ -80,11 +81,12 @@ export const CreditRequest = t.Object(
   {
     amount: t.Integer({ minimum: -1_000_000_000_000, maximum: 1_000_000_000_000, description: "Micro-units: positive credits the tenant, negative debits it (never below zero)" }),
     note: t.String({ minLength: 1, maxLength: 500, description: "Why: an invoice number, a goodwill credit, a correction" }),
+    payment_id: t.Optional(t.String({ maxLength: 64, description: "A pending offline top-up (`txn_…`) of the tenant that this credit settles: `amount` must be its `credit`" })),
   },
   { additionalProperties: false },
 );
 
-export const CreditResult = t.Object({ entry: LedgerEntry, wallet: Wallet });
+export const CreditResult = t.Object({ entry: LedgerEntry, wallet: Wallet, payment: t.Union([Payment, t.Null()], { description: "The offline payment a credit is recorded as (null for a debit)" }) });
 
 const Amount = { amount: t.Integer({ description: "Micro-units spent" }) };
 const Spend = { ...Amount, seconds: t.Integer({ description: "Call seconds those charges paid for" }) };

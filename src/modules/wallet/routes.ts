@@ -55,6 +55,6 @@ export function walletRoutes(ctx: HttpContext) {
       params: IdParam,
       body: CreditRequest,
       response: { 200: CreditResult },
-      detail: operator("creditWorkspace", "Credit or debit a tenant wallet", "Offline billing: a positive amount credits the tenant, a negative one debits it (402 `insufficient_funds` below zero). One ledger entry, with your note."),
+      detail: operator("creditWorkspace", "Credit or debit a tenant wallet", "Offline billing: a positive amount credits the tenant and is recorded as a succeeded offline payment (`payment.succeeded` is sent); with `payment_id` it settles the tenant's pending offline top-up. A negative amount debits the tenant (402 `insufficient_funds` below zero). One ledger entry, with your note."),
     });
 }

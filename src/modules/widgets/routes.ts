@@ -2,13 +2,14 @@ import { Elysia, status, t } from "elysia";
 import type { HttpContext } from "../../http/context.ts";
 import { admission, authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
+import { linkBase, rebaseLink } from "../../http/host-brand.ts";
 import { ApiError, notFound } from "../../http/errors.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
 import { requestMeta } from "../../http/request-meta.ts";
 import { assertNotSuspended } from "../../http/suspensions.ts";
 import { embedScript, previewPage, scriptResponse } from "../../web/assets.ts";
-import { ChatBody, ChatReply, Widget, WidgetConfig, WidgetCreate, WidgetUpdate, VoiceToken, widgetConfigJson, widgetJson, type WidgetLook } from "./models.ts";
+import { ChatBody, ChatReply, Widget, WidgetConfig, WidgetCreate, WidgetUpdate, VoiceToken, embedUrls, widgetConfigJson, widgetJson, type WidgetLook } from "./models.ts";
 import { normalizeRequestOrigin, originAllowed, originOfUrl } from "./origins.ts";
 import { listWidgets, findPublicWidget, type WidgetRow } from "./repo.ts";
 import { createWidget, deleteWidget, getWidget, updateWidget, widgetAgent, widgetChat, widgetVoiceToken, type WidgetServices } from "./service.ts";
@@ -21,10 +22,15 @@ export function widgetRoutes(ctx: HttpContext, services: WidgetServices) {
 }
 
 function widgetAdminRoutes(ctx: HttpContext, services: WidgetServices) {
-  const json = (row: WidgetRow) => widgetJson(row, ctx.publicUrl);
+  /** The embed on the host of the request (a reseller's verified domain, else the public URL). */
+  const json = (row: WidgetRow, request: Request) => {
+    const widget = widgetJson(row, linkBase(ctx, request));
+    // The preview page counts on the instance's own origin being allowed: it stays on the public URL.
+    return { ...widget, embed: { ...widget.embed, preview_url: embedUrls(ctx.publicUrl, row.id).preview_url } };
+  };
   return new Elysia({ prefix: "/v1/widgets" })
     .use(authPlugin(ctx))
-    .post("/", ({ principal, body }) => status(201, json(createWidget(ctx, principal.workspaceId, body, services.agentConfig))), {
+    .post("/", ({ principal, body, request }) => status(201, json(createWidget(ctx, principal.workspaceId, body, services.agentConfig), request)), {
       auth: "write",
       body: WidgetCreate,
       response: { 201: Widget },
@@ -32,19 +38,19 @@ function widgetAdminRoutes(ctx: HttpContext, services: WidgetServices) {
     })
     .get(
       "/",
-      ({ principal, query }) => {
+      ({ principal, query, request }) => {
         const page = pageRequest(query);
-        return toPage(listWidgets(ctx.db, principal.workspaceId, page), page, (r) => ({ at: r.createdAt, id: r.id }), json);
+        return toPage(listWidgets(ctx.db, principal.workspaceId, page), page, (r) => ({ at: r.createdAt, id: r.id }), (row) => json(row, request));
       },
       { auth: "read", query: t.Object(listQuery), response: { 200: ListOf(Widget) }, detail: doc("listWidgets", "List widgets") },
     )
-    .get("/:id", ({ principal, params }) => json(getWidget(ctx, principal.workspaceId, params.id)), {
+    .get("/:id", ({ principal, params, request }) => json(getWidget(ctx, principal.workspaceId, params.id), request), {
       auth: "read",
       params: IdParam,
       response: { 200: Widget },
       detail: doc("getWidget", "Get widget"),
     })
-    .patch("/:id", ({ principal, params, body }) => json(updateWidget(ctx, principal.workspaceId, params.id, body, services.agentConfig)), {
+    .patch("/:id", ({ principal, params, body, request }) => json(updateWidget(ctx, principal.workspaceId, params.id, body, services.agentConfig), request), {
       auth: "write",
       params: IdParam,
       body: WidgetUpdate,
@@ -195,7 +201,10 @@ function widgetPublicRoutes(ctx: HttpContext, services: WidgetServices) {
           detail: { ...doc("getWidgetPreview", "Standalone preview page", "Works without adding an origin: the instance's own origin may always use its widgets."), "x-response-types": ["text/html"] },
         },
       )
-      .post("/:id/voice-token", ({ request }) => status(201, widgetVoiceToken(services, admitted(request), pageOrigin(request)!)), {
+      .post("/:id/voice-token", ({ request }) => {
+        const token = widgetVoiceToken(services, admitted(request), pageOrigin(request)!);
+        return status(201, { ...token, url: rebaseLink(ctx, request, token.url) });
+      }, {
         public: true,
         params: IdParam,
         transform: visitor(true),

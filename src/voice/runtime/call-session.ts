@@ -209,6 +209,10 @@ export class CallSession implements LiveCall {
     return this.phase === "connecting" ? performance.now() - this.dialledAt : 0;
   }
 
+  talkMs(): number {
+    return this.elapsedMs;
+  }
+
   terminate(reason: "max_duration" | "transport_lost" | "never_answered" | "shutdown"): void {
     if (reason === "shutdown") {
       const answered = this.phase !== "connecting";

@@ -15,6 +15,8 @@ export interface LiveCall {
   silentForMs(): number;
   /** Milliseconds since it was dialled while nobody has answered yet (0 once answered). */
   ringingForMs(): number;
+  /** Milliseconds of talk since the answer, by the call's own media clock: what its duration records (and metering charges). */
+  talkMs(): number;
   /** Ends the call because its time is up, its transport vanished, the carrier never said how the dialling went (the watchdog), or the server is stopping. */
   terminate(reason: "max_duration" | "transport_lost" | "never_answered" | "shutdown"): void;
   /** Settles once the call has ended and its end is recorded. */

@@ -23,7 +23,12 @@ from ._types import (
     ApiKeyWithSecret,
     AssignPhoneNumberRequest,
     AuditEntry,
+    AutoRecharge,
+    AutoRechargeUpdate,
     AvailableNumberList,
+    BrandDomain,
+    BrandDomainCreate,
+    Branding,
     BuyPhoneNumberRequest,
     Call,
     CallAnalytics,
@@ -76,6 +81,7 @@ from ._types import (
     NewsletterTokenRequest,
     OutboundCallRequest,
     PasswordChange,
+    Payment,
     PhoneNumber,
     PhoneNumberUpdate,
     Pricing,
@@ -108,6 +114,7 @@ from ._types import (
     ToolInvocation,
     ToolUpdate,
     ToolWithSecret,
+    TopupRequest,
     TransferCallRequest,
     UploadCampaignContactsResponse,
     User,
@@ -121,6 +128,8 @@ from ._types import (
     WebhookEndpointUpdate,
     WebhookEndpointWithSecret,
     WebhookTestResult,
+    WhiteLabel,
+    WhiteLabelUpdate,
     Widget,
     WidgetChatReply,
     WidgetChatRequest,
@@ -2018,6 +2027,25 @@ class WalletResource(Resource):
         """
         return self._call("getWalletUsage", (), query={"from": from_, "to": to}, timeout=timeout)
 
+    def get_auto_recharge(self, *, timeout: Optional[float] = None) -> AutoRecharge:
+        """Automatic top-up settings
+
+        GET /v1/wallet/auto-recharge
+        """
+        return self._call("getAutoRecharge", (), timeout=timeout)
+
+    def update_auto_recharge(
+        self,
+        body: AutoRechargeUpdate,
+        *,
+        timeout: Optional[float] = None,
+    ) -> AutoRecharge:
+        """Threshold and amount for automatic top-ups
+
+        PATCH /v1/wallet/auto-recharge
+        """
+        return self._call("updateAutoRecharge", (), body, timeout=timeout)
+
 
 class PricingResource(Resource):
     """`client.pricing`"""
@@ -2035,6 +2063,49 @@ class PricingResource(Resource):
         PUT /v1/admin/pricing
         """
         return self._call("setPricing", (), body, timeout=timeout)
+
+
+class PaymentsResource(Resource):
+    """`client.payments`"""
+
+    def topup(
+        self,
+        body: TopupRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Payment:
+        """Initiate a top-up
+
+        POST /v1/payments/topup
+        """
+        return self._call("createTopup", (), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        status: Optional[Literal["pending", "succeeded", "failed", "expired"]] = None,
+        timeout: Optional[float] = None,
+    ) -> Page[Payment]:
+        """List transactions
+
+        GET /v1/payments/history
+        """
+        return self._call(
+            "listPayments",
+            (),
+            query={"limit": limit, "cursor": cursor, "status": status},
+            timeout=timeout,
+        )
+
+    def get(self, id: str, *, timeout: Optional[float] = None) -> Payment:
+        """One transaction
+
+        GET /v1/payments/{id}
+        """
+        return self._call("getPayment", (id,), timeout=timeout)
 
 
 class AnalyticsResource(Resource):
@@ -2059,6 +2130,86 @@ class AnalyticsResource(Resource):
             query={"from": from_, "to": to, "interval": interval, "agent_id": agent_id},
             timeout=timeout,
         )
+
+
+class WhiteLabelResource(Resource):
+    """`client.white_label`"""
+
+    def get(self, *, timeout: Optional[float] = None) -> WhiteLabel:
+        """This workspace's brand
+
+        GET /v1/white-label
+        """
+        return self._call("getWhiteLabel", (), timeout=timeout)
+
+    def set(self, body: WhiteLabelUpdate, *, timeout: Optional[float] = None) -> WhiteLabel:
+        """Set the brand
+
+        PUT /v1/white-label
+        """
+        return self._call("setWhiteLabel", (), body, timeout=timeout)
+
+    def attach_domain(
+        self,
+        body: BrandDomainCreate,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> BrandDomain:
+        """Attach a custom domain
+
+        POST /v1/white-label/domains
+        """
+        return self._call(
+            "attachWhiteLabelDomain",
+            (),
+            body,
+            idempotency_key=idempotency_key,
+            timeout=timeout,
+        )
+
+    def verify_domain(
+        self,
+        domain: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> BrandDomain:
+        """Verify a custom domain
+
+        POST /v1/white-label/domains/{domain}/verify
+        """
+        return self._call(
+            "verifyWhiteLabelDomain",
+            (domain,),
+            idempotency_key=idempotency_key,
+            timeout=timeout,
+        )
+
+    def detach_domain(self, domain: str, *, timeout: Optional[float] = None) -> None:
+        """Detach a custom domain
+
+        DELETE /v1/white-label/domains/{domain}
+        """
+        return self._call("detachWhiteLabelDomain", (domain,), timeout=timeout)
+
+
+class BrandingResource(Resource):
+    """`client.branding`"""
+
+    def get(self, domain: str, *, timeout: Optional[float] = None) -> Branding:
+        """Branding for a domain
+
+        GET /v1/branding/{domain}
+        """
+        return self._call("getBranding", (domain,), timeout=timeout)
+
+    def logo(self, file: str, *, timeout: Optional[float] = None) -> bytes:
+        """An uploaded logo
+
+        GET /v1/branding/logos/{file}
+        """
+        return self._call("getBrandLogo", (file,), timeout=timeout)
 
 
 class Resources:
@@ -2087,7 +2238,10 @@ class Resources:
     webhooks: WebhooksResource
     wallet: WalletResource
     pricing: PricingResource
+    payments: PaymentsResource
     analytics: AnalyticsResource
+    white_label: WhiteLabelResource
+    branding: BrandingResource
 
 
 RESOURCE_CLASSES: Dict[str, Type[Resource]] = {
@@ -2114,7 +2268,10 @@ RESOURCE_CLASSES: Dict[str, Type[Resource]] = {
     "webhooks": WebhooksResource,
     "wallet": WalletResource,
     "pricing": PricingResource,
+    "payments": PaymentsResource,
     "analytics": AnalyticsResource,
+    "white_label": WhiteLabelResource,
+    "branding": BrandingResource,
 }
 
 OPERATIONS: Dict[str, Operation] = {
@@ -2268,7 +2425,19 @@ OPERATIONS: Dict[str, Operation] = {
     "getPricing": Operation("pricing", "get", "GET", "/v1/pricing", "json", False),
     "setPricing": Operation("pricing", "set", "PUT", "/v1/admin/pricing", "json", False),
     "creditWorkspace": Operation("operator", "credit_workspace", "POST", "/v1/admin/workspaces/{id}/credit", "json", False),
+    "getAutoRecharge": Operation("wallet", "get_auto_recharge", "GET", "/v1/wallet/auto-recharge", "json", False),
+    "updateAutoRecharge": Operation("wallet", "update_auto_recharge", "PATCH", "/v1/wallet/auto-recharge", "json", False),
+    "createTopup": Operation("payments", "topup", "POST", "/v1/payments/topup", "json", False),
+    "listPayments": Operation("payments", "list", "GET", "/v1/payments/history", "json", True),
+    "getPayment": Operation("payments", "get", "GET", "/v1/payments/{id}", "json", False),
     "getCallAnalytics": Operation("analytics", "calls", "GET", "/v1/analytics/calls", "json", False),
+    "getWhiteLabel": Operation("white_label", "get", "GET", "/v1/white-label", "json", False),
+    "setWhiteLabel": Operation("white_label", "set", "PUT", "/v1/white-label", "json", False),
+    "attachWhiteLabelDomain": Operation("white_label", "attach_domain", "POST", "/v1/white-label/domains", "json", False),
+    "verifyWhiteLabelDomain": Operation("white_label", "verify_domain", "POST", "/v1/white-label/domains/{domain}/verify", "json", False),
+    "detachWhiteLabelDomain": Operation("white_label", "detach_domain", "DELETE", "/v1/white-label/domains/{domain}", "none", False),
+    "getBranding": Operation("branding", "get", "GET", "/v1/branding/{domain}", "json", False),
+    "getBrandLogo": Operation("branding", "logo", "GET", "/v1/branding/logos/{file}", "binary", False),
     "suspendTenantWorkspace": Operation("operator", "suspend_workspace", "POST", "/v1/admin/workspaces/{id}/suspend", "json", False),
     "resumeTenantWorkspace": Operation("operator", "resume_workspace", "POST", "/v1/admin/workspaces/{id}/resume", "json", False),
     "listTenantWorkspaces": Operation("operator", "list_workspaces", "GET", "/v1/admin/workspaces", "json", True),

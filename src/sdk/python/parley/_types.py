@@ -35,9 +35,17 @@ __all__ = [
     "AssignPhoneNumberRequest",
     "AuditEntry",
     "AuditEntryList",
+    "AutoRechargeCard",
+    "AutoRecharge",
+    "AutoRechargeUpdate",
     "AvailableNumber",
     "AvailableNumberList",
     "Brain",
+    "BrandDomainVerification",
+    "BrandDomain",
+    "BrandDomainCreate",
+    "BrandingColors",
+    "Branding",
     "BuyPhoneNumberRequest",
     "CallCostBreakdownItem",
     "CallCost",
@@ -165,8 +173,12 @@ __all__ = [
     "NewsletterTokenRequest",
     "OutboundCallRequest",
     "PasswordChange",
+    "Payment",
+    "PaymentList",
     "PaymentSucceededEventData",
     "PaymentSucceededEvent",
+    "PaymentWebhookAck",
+    "PaymentWebhookRequest",
     "PerMinuteTelephonySimulated",
     "PerMinuteTelephony",
     "PerMinuteSpeech",
@@ -225,6 +237,7 @@ __all__ = [
     "ToolList",
     "ToolUpdate",
     "ToolWithSecret",
+    "TopupRequest",
     "TransferCallRequest",
     "TurnTakingInterruptions",
     "TurnTakingSilence",
@@ -255,6 +268,11 @@ __all__ = [
     "WebhookTestEventData",
     "WebhookTestEvent",
     "WebhookTestResult",
+    "WhiteLabelLogo",
+    "WhiteLabelColors",
+    "WhiteLabel",
+    "WhiteLabelUpdateLogo",
+    "WhiteLabelUpdate",
     "WidgetEmbed",
     "Widget",
     "WidgetChatReply",
@@ -1093,6 +1111,40 @@ AuditEntryList = TypedDict(
 )
 
 
+# The card saved at a Stripe Checkout top-up, which recharges are charged to
+AutoRechargeCard = TypedDict(
+    "AutoRechargeCard",
+    {
+        "provider": str,
+        "saved_at": str,  # ISO 8601, UTC
+    },
+)
+
+
+AutoRecharge = TypedDict(
+    "AutoRecharge",
+    {
+        "object": Literal["auto_recharge"],
+        "enabled": bool,
+        "threshold": Optional[int],
+        "amount": Optional[int],
+        "currency": str,
+        "card": Optional[AutoRechargeCard],
+    },
+)
+
+
+AutoRechargeUpdate = TypedDict(
+    "AutoRechargeUpdate",
+    {
+        "enabled": bool,
+        "threshold": int,  # Micro-units
+        "amount": int,  # Minor units (cents)
+    },
+    total=False,
+)
+
+
 AvailableNumber = TypedDict(
     "AvailableNumber",
     {
@@ -1110,6 +1162,68 @@ AvailableNumberList = TypedDict(
         "data": List[AvailableNumber],
         "has_more": bool,
         "next_cursor": Optional[str],
+    },
+)
+
+
+# The DNS record that proves the domain is yours; then call verify
+BrandDomainVerification = TypedDict(
+    "BrandDomainVerification",
+    {
+        "type": Literal["TXT"],
+        "name": str,  # The record's name
+        "value": str,  # Its value
+    },
+)
+
+
+BrandDomain = TypedDict(
+    "BrandDomain",
+    {
+        "object": Literal["brand_domain"],
+        "domain": str,  # Lower case, punycode
+        "status": Literal["pending", "verified"],  # Only a verified domain picks your brand
+        "verification": BrandDomainVerification,  # The DNS record that proves the domain is yours; then call verify
+        "verified_at": Optional[str],
+        "verified_by": Optional[Literal["dns", "operator"]],  # operator: the instance skips the DNS check (--domain-verification skip)
+        "last_checked_at": Optional[str],
+        "last_error": Optional[str],  # What the last verification found instead of the record
+        "created_at": str,  # ISO 8601, UTC
+    },
+)
+
+
+BrandDomainCreate = TypedDict(
+    "BrandDomainCreate",
+    {
+        "domain": str,  # e.g. `app.example.com`; a scheme, port or path is dropped
+    },
+)
+
+
+BrandingColors = TypedDict(
+    "BrandingColors",
+    {
+        "primary": str,  # #rrggbb: buttons, links and highlights
+        "accent": str,  # #rrggbb: secondary highlights
+        "background": str,  # #rrggbb: page background
+        "text": str,  # #rrggbb: body text
+    },
+)
+
+
+Branding = TypedDict(
+    "Branding",
+    {
+        "object": Literal["branding"],
+        "domain": str,  # The domain asked about, normalised
+        "source": Literal["domain", "instance"],  # domain: a verified custom domain's brand; instance: the instance's default (unknown or unverified domain)
+        "product_name": str,
+        "logo_url": Optional[str],
+        "colors": BrandingColors,
+        "support_email": Optional[str],
+        "custom_css": Optional[str],
+        "email_sender_name": str,
     },
 )
 
@@ -1943,13 +2057,26 @@ class ContactRequest(_ContactRequestRequired, _ContactRequestOptional):
     pass
 
 
-CreditRequest = TypedDict(
-    "CreditRequest",
+_CreditRequestRequired = TypedDict(
+    "_CreditRequestRequired",
     {
         "amount": int,  # Micro-units: positive credits the tenant, negative debits it (never below zero)
         "note": str,  # Why: an invoice number, a goodwill credit, a correction
     },
 )
+
+
+_CreditRequestOptional = TypedDict(
+    "_CreditRequestOptional",
+    {
+        "payment_id": str,  # A pending offline top-up (`txn_…`) of the tenant that this credit settles: `amount` must be its `credit`
+    },
+    total=False,
+)
+
+
+class CreditRequest(_CreditRequestRequired, _CreditRequestOptional):
+    pass
 
 
 LedgerEntry = TypedDict(
@@ -1983,11 +2110,35 @@ Wallet = TypedDict(
 )
 
 
+Payment = TypedDict(
+    "Payment",
+    {
+        "object": Literal["payment"],
+        "id": str,  # `txn_…`
+        "workspace_id": str,
+        "provider": Literal["stripe", "offline"],  # `stripe`: by card through Stripe Checkout; `offline`: settled by the operator (an invoice, a bank transfer)
+        "kind": Literal["topup", "auto_recharge", "credit"],  # Asked for by a user, started by a low balance, or recorded by the operator
+        "status": Literal["pending", "succeeded", "failed", "expired"],  # `pending → succeeded | failed | expired`
+        "amount": int,  # What is paid, in minor units of `currency` (cents)
+        "currency": str,  # ISO 4217, the instance's
+        "credit": int,  # What success adds to the wallet, micro-units
+        "checkout_url": Optional[str],
+        "failure_reason": Optional[str],
+        "ledger_entry_id": Optional[str],
+        "created_at": str,  # ISO 8601, UTC
+        "updated_at": str,  # ISO 8601, UTC
+        "expires_at": Optional[str],
+        "completed_at": Optional[str],
+    },
+)
+
+
 CreditResult = TypedDict(
     "CreditResult",
     {
         "entry": LedgerEntry,
         "wallet": Wallet,
+        "payment": Optional[Payment],  # The offline payment a credit is recorded as (null for a debit)
     },
 )
 
@@ -2743,11 +2894,24 @@ PasswordChange = TypedDict(
 )
 
 
+PaymentList = TypedDict(
+    "PaymentList",
+    {
+        "data": List[Payment],
+        "has_more": bool,
+        "next_cursor": Optional[str],
+    },
+)
+
+
 PaymentSucceededEventData = TypedDict(
     "PaymentSucceededEventData",
     {
         "payment_id": str,
-        "amount": int,  # Micro-units of the instance currency
+        "provider": str,  # `stripe` or `offline`
+        "kind": str,  # `topup`, `auto_recharge` or `credit` (the operator's)
+        "amount": int,  # Micro-units of the instance currency added to the wallet
+        "amount_minor": int,  # What was paid, in minor units of the currency (cents)
         "currency": str,
         "balance": int,  # Wallet balance after the payment, micro-units
     },
@@ -2763,6 +2927,20 @@ PaymentSucceededEvent = TypedDict(
         "data": PaymentSucceededEventData,
     },
 )
+
+
+PaymentWebhookAck = TypedDict(
+    "PaymentWebhookAck",
+    {
+        "received": Literal[True],
+        "duplicate": bool,  # The event id was handled before: nothing changed
+        "outcome": str,  # What the event did: `applied`, or why it changed nothing
+    },
+)
+
+
+# Read as the exact bytes sent (a signature covers them)
+PaymentWebhookRequest = Dict[str, Any]
 
 
 PerMinuteTelephonySimulated = TypedDict(
@@ -2933,7 +3111,7 @@ _ProblemRequired = TypedDict(
         "title": str,
         "status": int,
         "detail": str,
-        "code": Literal["bad_request", "malformed_json", "unauthorized", "token_expired", "invalid_credentials", "insufficient_funds", "workspace_suspended", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "conflict", "invalid_state", "agent_in_use", "resource_in_use", "agent_not_ready", "email_taken", "already_member", "last_owner", "name_taken", "number_unavailable", "demo_unavailable", "idempotency_key_reused", "idempotency_in_progress", "gone", "payload_too_large", "unsupported_media_type", "validation_failed", "rate_limited", "internal_error", "bad_gateway", "service_unavailable"],
+        "code": Literal["bad_request", "malformed_json", "unauthorized", "token_expired", "invalid_credentials", "insufficient_funds", "workspace_suspended", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "conflict", "invalid_state", "agent_in_use", "resource_in_use", "agent_not_ready", "email_taken", "already_member", "last_owner", "name_taken", "number_unavailable", "demo_unavailable", "domain_not_verified", "payment_provider_unavailable", "idempotency_key_reused", "idempotency_in_progress", "gone", "payload_too_large", "unsupported_media_type", "validation_failed", "rate_limited", "internal_error", "bad_gateway", "service_unavailable"],
         "request_id": str,
     },
 )
@@ -3540,6 +3718,28 @@ ToolWithSecret = TypedDict(
 )
 
 
+_TopupRequestRequired = TypedDict(
+    "_TopupRequestRequired",
+    {
+        "amount": int,  # Minor units of the currency (cents): 2500 is 25.00 USD
+    },
+)
+
+
+_TopupRequestOptional = TypedDict(
+    "_TopupRequestOptional",
+    {
+        "currency": str,  # ISO 4217; must be the instance's (the default)
+        "provider": Literal["stripe", "offline"],  # Default `stripe` where the operator configured it, else `offline` (a request the operator settles)
+    },
+    total=False,
+)
+
+
+class TopupRequest(_TopupRequestRequired, _TopupRequestOptional):
+    pass
+
+
 _TransferCallRequestRequired = TypedDict(
     "_TransferCallRequestRequired",
     {
@@ -3818,6 +4018,73 @@ WebhookTestResult = TypedDict(
         "delivery": WebhookDelivery,
         "attempt": Optional[WebhookAttempt],  # The first attempt, if it finished within the request; otherwise see the delivery
     },
+)
+
+
+WhiteLabelLogo = TypedDict(
+    "WhiteLabelLogo",
+    {
+        "content_type": str,
+        "sha256": str,
+        "url": str,
+    },
+)
+
+
+WhiteLabelColors = TypedDict(
+    "WhiteLabelColors",
+    {
+        "primary": str,  # #rrggbb: buttons, links and highlights
+        "accent": str,  # #rrggbb: secondary highlights
+        "background": str,  # #rrggbb: page background
+        "text": str,  # #rrggbb: body text
+    },
+    total=False,
+)
+
+
+WhiteLabel = TypedDict(
+    "WhiteLabel",
+    {
+        "object": Literal["white_label"],
+        "product_name": Optional[str],  # What the product is called on your domains (default: the instance's name)
+        "logo_url": Optional[str],  # The logo pages show: your https URL, or where Parley serves your upload
+        "logo": Optional[WhiteLabelLogo],  # The uploaded logo, if any
+        "colors": WhiteLabelColors,
+        "support_email": Optional[str],
+        "custom_css": Optional[str],  # As stored: sanitised
+        "email_sender_name": Optional[str],
+        "key_prefix_slug": Optional[str],
+        "key_prefixes_enabled": bool,  # Whether this instance lets keys carry `key_prefix_slug` (--white-label-key-prefixes)
+        "domains": List[BrandDomain],
+        "updated_at": Optional[str],
+    },
+)
+
+
+WhiteLabelUpdateLogo = TypedDict(
+    "WhiteLabelUpdateLogo",
+    {
+        "content_type": str,  # One of image/png, image/jpeg, image/webp, image/gif (SVG is refused); must match the bytes
+        "data_base64": str,  # The image, base64; at most 256 KB decoded (413 beyond)
+    },
+)
+
+
+# The whole brand: a field left out is cleared
+WhiteLabelUpdate = TypedDict(
+    "WhiteLabelUpdate",
+    {
+        "product_name": Optional[str],  # What the product is called on your domains (default: the instance's name)
+        "logo_url": Optional[str],  # An https URL of your logo; or the `logo_url` GET returned for an uploaded logo, which keeps it. Give this o...
+        "logo": Optional[WhiteLabelUpdateLogo],  # Upload a logo; Parley serves it at a public, content-addressed URL
+        "colors": WhiteLabelColors,  # Named colours; a key left out shows Parley's default
+        "support_email": Optional[str],  # Where your customers write for help
+        "custom_css": Optional[str],  # At most 20 KB. Stored sanitised: comments, `<`, `@import`, `url()` other than data: images (png, jpeg, gif,...
+        "email_sender_name": Optional[str],  # The display name of e-mails to your customers
+        "key_prefix_slug": Optional[str],  # Keys created on your verified domains start `sk_<slug>_live_` where the operator allows it (`key_prefixes_e...
+    },
+    total=False,
 )
 
 

@@ -850,6 +850,16 @@ export class WalletResource {
   usage(query: T.GetWalletUsageQuery = {}, options?: RequestOptions): Promise<T.WalletUsage> {
     return this.client.request({ method: "GET", path: `/v1/wallet/usage`, query, response: "json" }, options);
   }
+
+  /** Automatic top-up settings (`GET /v1/wallet/auto-recharge`) */
+  getAutoRecharge(options?: RequestOptions): Promise<T.AutoRecharge> {
+    return this.client.request({ method: "GET", path: `/v1/wallet/auto-recharge`, response: "json" }, options);
+  }
+
+  /** Threshold and amount for automatic top-ups (`PATCH /v1/wallet/auto-recharge`) */
+  updateAutoRecharge(body?: T.AutoRechargeUpdate, options?: RequestOptions): Promise<T.AutoRecharge> {
+    return this.client.request({ method: "PATCH", path: `/v1/wallet/auto-recharge`, json: body ?? {}, response: "json" }, options);
+  }
 }
 
 export class PricingResource {
@@ -866,12 +876,74 @@ export class PricingResource {
   }
 }
 
+export class PaymentsResource {
+  constructor(protected readonly client: ApiClient) {}
+
+  /** Initiate a top-up (`POST /v1/payments/topup`) */
+  topup(body: T.TopupRequest, options?: RequestOptions): Promise<T.Payment> {
+    return this.client.request({ method: "POST", path: `/v1/payments/topup`, json: body, response: "json" }, options);
+  }
+
+  /** List transactions (`GET /v1/payments/history`) */
+  list(query: T.ListPaymentsQuery = {}, options?: RequestOptions): PagePromise<T.Payment> {
+    return this.client.list({ method: "GET", path: `/v1/payments/history`, query, response: "json" }, options);
+  }
+
+  /** One transaction (`GET /v1/payments/{id}`) */
+  get(id: string, options?: RequestOptions): Promise<T.Payment> {
+    return this.client.request({ method: "GET", path: `/v1/payments/${encodeURIComponent(id)}`, response: "json" }, options);
+  }
+}
+
 export class AnalyticsResource {
   constructor(protected readonly client: ApiClient) {}
 
   /** Volume, duration, outcomes, latency over time (`GET /v1/analytics/calls`) */
   calls(query: T.GetCallAnalyticsQuery = {}, options?: RequestOptions): Promise<T.CallAnalytics> {
     return this.client.request({ method: "GET", path: `/v1/analytics/calls`, query, response: "json" }, options);
+  }
+}
+
+export class WhiteLabelResource {
+  constructor(protected readonly client: ApiClient) {}
+
+  /** This workspace's brand (`GET /v1/white-label`) */
+  get(options?: RequestOptions): Promise<T.WhiteLabel> {
+    return this.client.request({ method: "GET", path: `/v1/white-label`, response: "json" }, options);
+  }
+
+  /** Set the brand (`PUT /v1/white-label`) */
+  set(body?: T.WhiteLabelUpdate, options?: RequestOptions): Promise<T.WhiteLabel> {
+    return this.client.request({ method: "PUT", path: `/v1/white-label`, json: body ?? {}, response: "json" }, options);
+  }
+
+  /** Attach a custom domain (`POST /v1/white-label/domains`) */
+  attachDomain(body: T.BrandDomainCreate, options?: RequestOptions): Promise<T.BrandDomain> {
+    return this.client.request({ method: "POST", path: `/v1/white-label/domains`, json: body, response: "json" }, options);
+  }
+
+  /** Verify a custom domain (`POST /v1/white-label/domains/{domain}/verify`) */
+  verifyDomain(domain: string, options?: RequestOptions): Promise<T.BrandDomain> {
+    return this.client.request({ method: "POST", path: `/v1/white-label/domains/${encodeURIComponent(domain)}/verify`, response: "json" }, options);
+  }
+
+  /** Detach a custom domain (`DELETE /v1/white-label/domains/{domain}`) */
+  detachDomain(domain: string, options?: RequestOptions): Promise<void> {
+    return this.client.request({ method: "DELETE", path: `/v1/white-label/domains/${encodeURIComponent(domain)}`, response: "none" }, options);
+  }
+}
+
+export class BrandingResource {
+  constructor(protected readonly client: ApiClient) {}
+
+  /** Branding for a domain (`GET /v1/branding/{domain}`) */
+  get(domain: string, options?: RequestOptions): Promise<T.Branding> {
+    return this.client.request({ method: "GET", path: `/v1/branding/${encodeURIComponent(domain)}`, response: "json" }, options);
+  }
+
+  /** An uploaded logo (`GET /v1/branding/logos/{file}`) */
+  logo(file: string, options?: RequestOptions): Promise<Uint8Array> {
+    return this.client.request({ method: "GET", path: `/v1/branding/logos/${encodeURIComponent(file)}`, response: "binary" }, options);
   }
 }
 
@@ -1027,7 +1099,19 @@ export const OPERATIONS = {
   getPricing: { resource: "pricing", method: "get", httpMethod: "GET", path: "/v1/pricing" },
   setPricing: { resource: "pricing", method: "set", httpMethod: "PUT", path: "/v1/admin/pricing" },
   creditWorkspace: { resource: "operator", method: "creditWorkspace", httpMethod: "POST", path: "/v1/admin/workspaces/{id}/credit" },
+  getAutoRecharge: { resource: "wallet", method: "getAutoRecharge", httpMethod: "GET", path: "/v1/wallet/auto-recharge" },
+  updateAutoRecharge: { resource: "wallet", method: "updateAutoRecharge", httpMethod: "PATCH", path: "/v1/wallet/auto-recharge" },
+  createTopup: { resource: "payments", method: "topup", httpMethod: "POST", path: "/v1/payments/topup" },
+  listPayments: { resource: "payments", method: "list", httpMethod: "GET", path: "/v1/payments/history" },
+  getPayment: { resource: "payments", method: "get", httpMethod: "GET", path: "/v1/payments/{id}" },
   getCallAnalytics: { resource: "analytics", method: "calls", httpMethod: "GET", path: "/v1/analytics/calls" },
+  getWhiteLabel: { resource: "whiteLabel", method: "get", httpMethod: "GET", path: "/v1/white-label" },
+  setWhiteLabel: { resource: "whiteLabel", method: "set", httpMethod: "PUT", path: "/v1/white-label" },
+  attachWhiteLabelDomain: { resource: "whiteLabel", method: "attachDomain", httpMethod: "POST", path: "/v1/white-label/domains" },
+  verifyWhiteLabelDomain: { resource: "whiteLabel", method: "verifyDomain", httpMethod: "POST", path: "/v1/white-label/domains/{domain}/verify" },
+  detachWhiteLabelDomain: { resource: "whiteLabel", method: "detachDomain", httpMethod: "DELETE", path: "/v1/white-label/domains/{domain}" },
+  getBranding: { resource: "branding", method: "get", httpMethod: "GET", path: "/v1/branding/{domain}" },
+  getBrandLogo: { resource: "branding", method: "logo", httpMethod: "GET", path: "/v1/branding/logos/{file}" },
   suspendTenantWorkspace: { resource: "operator", method: "suspendWorkspace", httpMethod: "POST", path: "/v1/admin/workspaces/{id}/suspend" },
   resumeTenantWorkspace: { resource: "operator", method: "resumeWorkspace", httpMethod: "POST", path: "/v1/admin/workspaces/{id}/resume" },
   listTenantWorkspaces: { resource: "operator", method: "listWorkspaces", httpMethod: "GET", path: "/v1/admin/workspaces" },

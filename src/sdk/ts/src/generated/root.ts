@@ -2,7 +2,7 @@
 
 import type { ApiClient } from "../client.js";
 import { Calls } from "../extensions.js";
-import { HealthResource, AuthResource, WorkspacesResource, MembersResource, ApiKeysResource, AuditLogResource, AgentsResource, ToolsResource, KnowledgeBasesResource, ProvidersResource, PhoneNumbersResource, CarriersResource, VoicesResource, CampaignsResource, SchedulesResource, RealtimeResource, WidgetsResource, FrontDoorResource, OperatorResource, WebhooksResource, WalletResource, PricingResource, AnalyticsResource } from "./resources.js";
+import { HealthResource, AuthResource, WorkspacesResource, MembersResource, ApiKeysResource, AuditLogResource, AgentsResource, ToolsResource, KnowledgeBasesResource, ProvidersResource, PhoneNumbersResource, CarriersResource, VoicesResource, CampaignsResource, SchedulesResource, RealtimeResource, WidgetsResource, FrontDoorResource, OperatorResource, WebhooksResource, WalletResource, PricingResource, PaymentsResource, AnalyticsResource, WhiteLabelResource, BrandingResource } from "./resources.js";
 
 /** One property per resource of the API. */
 export class ParleyResources {
@@ -29,7 +29,10 @@ export class ParleyResources {
   readonly webhooks: WebhooksResource;
   readonly wallet: WalletResource;
   readonly pricing: PricingResource;
+  readonly payments: PaymentsResource;
   readonly analytics: AnalyticsResource;
+  readonly whiteLabel: WhiteLabelResource;
+  readonly branding: BrandingResource;
 
   constructor(protected readonly api: ApiClient) {
     this.health = new HealthResource(api);
@@ -55,6 +58,9 @@ export class ParleyResources {
     this.webhooks = new WebhooksResource(api);
     this.wallet = new WalletResource(api);
     this.pricing = new PricingResource(api);
+    this.payments = new PaymentsResource(api);
     this.analytics = new AnalyticsResource(api);
+    this.whiteLabel = new WhiteLabelResource(api);
+    this.branding = new BrandingResource(api);
   }
 }

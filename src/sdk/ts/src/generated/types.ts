@@ -327,6 +327,27 @@ export interface AuditEntryList {
   next_cursor: string | null;
 }
 
+export interface AutoRecharge {
+  object: "auto_recharge";
+  enabled: boolean;
+  threshold: number | null;
+  amount: number | null;
+  currency: string;
+  card: {
+    provider: string;
+    /** ISO 8601, UTC */
+    saved_at: string;
+  } | null;
+}
+
+export interface AutoRechargeUpdate {
+  enabled?: boolean;
+  /** Micro-units */
+  threshold?: number;
+  /** Minor units (cents) */
+  amount?: number;
+}
+
 export interface AvailableNumber {
   object: "available_number";
   /** E.164, e.g. +14155550123 */
@@ -343,6 +364,58 @@ export interface AvailableNumberList {
 
 /** llm: a language model with tools; flow: a deterministic flow that needs no model */
 export type Brain = LlmBrain | FlowBrain;
+
+export interface BrandDomain {
+  object: "brand_domain";
+  /** Lower case, punycode */
+  domain: string;
+  /** Only a verified domain picks your brand */
+  status: "pending" | "verified";
+  /** The DNS record that proves the domain is yours; then call verify */
+  verification: {
+    type: "TXT";
+    /** The record's name */
+    name: string;
+    /** Its value */
+    value: string;
+  };
+  verified_at: string | null;
+  /** operator: the instance skips the DNS check (--domain-verification skip) */
+  verified_by: "dns" | "operator" | null;
+  last_checked_at: string | null;
+  /** What the last verification found instead of the record */
+  last_error: string | null;
+  /** ISO 8601, UTC */
+  created_at: string;
+}
+
+export interface BrandDomainCreate {
+  /** e.g. `app.example.com`; a scheme, port or path is dropped */
+  domain: string;
+}
+
+export interface Branding {
+  object: "branding";
+  /** The domain asked about, normalised */
+  domain: string;
+  /** domain: a verified custom domain's brand; instance: the instance's default (unknown or unverified domain) */
+  source: "domain" | "instance";
+  product_name: string;
+  logo_url: string | null;
+  colors: {
+    /** #rrggbb: buttons, links and highlights */
+    primary: string;
+    /** #rrggbb: secondary highlights */
+    accent: string;
+    /** #rrggbb: page background */
+    background: string;
+    /** #rrggbb: body text */
+    text: string;
+  };
+  support_email: string | null;
+  custom_css: string | null;
+  email_sender_name: string;
+}
 
 export interface BuyPhoneNumberRequest {
   /** E.164, e.g. +14155550123 */
@@ -996,11 +1069,15 @@ export interface CreditRequest {
   amount: number;
   /** Why: an invoice number, a goodwill credit, a correction */
   note: string;
+  /** A pending offline top-up (`txn_…`) of the tenant that this credit settles: `amount` must be its `credit` */
+  payment_id?: string;
 }
 
 export interface CreditResult {
   entry: LedgerEntry;
   wallet: Wallet;
+  /** The offline payment a credit is recorded as (null for a debit) */
+  payment: Payment | null;
 }
 
 export interface DemoCall {
@@ -1600,6 +1677,40 @@ export interface PasswordChange {
   new_password: string;
 }
 
+export interface Payment {
+  object: "payment";
+  /** `txn_…` */
+  id: string;
+  workspace_id: string;
+  /** `stripe`: by card through Stripe Checkout; `offline`: settled by the operator (an invoice, a bank transfer) */
+  provider: "stripe" | "offline";
+  /** Asked for by a user, started by a low balance, or recorded by the operator */
+  kind: "topup" | "auto_recharge" | "credit";
+  /** `pending → succeeded | failed | expired` */
+  status: "pending" | "succeeded" | "failed" | "expired";
+  /** What is paid, in minor units of `currency` (cents) */
+  amount: number;
+  /** ISO 4217, the instance's */
+  currency: string;
+  /** What success adds to the wallet, micro-units */
+  credit: number;
+  checkout_url: string | null;
+  failure_reason: string | null;
+  ledger_entry_id: string | null;
+  /** ISO 8601, UTC */
+  created_at: string;
+  /** ISO 8601, UTC */
+  updated_at: string;
+  expires_at: string | null;
+  completed_at: string | null;
+}
+
+export interface PaymentList {
+  data: Payment[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
 export interface PaymentSucceededEvent {
   event: "payment.succeeded";
   /** `evt_…`, the same on every retry and replay: de-duplicate on it */
@@ -1607,13 +1718,30 @@ export interface PaymentSucceededEvent {
   ts: string;
   data: {
     payment_id: string;
-    /** Micro-units of the instance currency */
+    /** `stripe` or `offline` */
+    provider: string;
+    /** `topup`, `auto_recharge` or `credit` (the operator's) */
+    kind: string;
+    /** Micro-units of the instance currency added to the wallet */
     amount: number;
+    /** What was paid, in minor units of the currency (cents) */
+    amount_minor: number;
     currency: string;
     /** Wallet balance after the payment, micro-units */
     balance: number;
   };
 }
+
+export interface PaymentWebhookAck {
+  received: true;
+  /** The event id was handled before: nothing changed */
+  duplicate: boolean;
+  /** What the event did: `applied`, or why it changed nothing */
+  outcome: string;
+}
+
+/** Read as the exact bytes sent (a signature covers them) */
+export type PaymentWebhookRequest = Record<string, unknown>;
 
 /** Per-minute rates by category, each in micro-units; a call pays its carrier's line plus speech and LLM */
 export interface PerMinute {
@@ -1747,7 +1875,7 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  code: "bad_request" | "malformed_json" | "unauthorized" | "token_expired" | "invalid_credentials" | "insufficient_funds" | "workspace_suspended" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "invalid_state" | "agent_in_use" | "resource_in_use" | "agent_not_ready" | "email_taken" | "already_member" | "last_owner" | "name_taken" | "number_unavailable" | "demo_unavailable" | "idempotency_key_reused" | "idempotency_in_progress" | "gone" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable";
+  code: "bad_request" | "malformed_json" | "unauthorized" | "token_expired" | "invalid_credentials" | "insufficient_funds" | "workspace_suspended" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "invalid_state" | "agent_in_use" | "resource_in_use" | "agent_not_ready" | "email_taken" | "already_member" | "last_owner" | "name_taken" | "number_unavailable" | "demo_unavailable" | "domain_not_verified" | "payment_provider_unavailable" | "idempotency_key_reused" | "idempotency_in_progress" | "gone" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable";
   request_id: string;
   errors?: {
     field: string;
@@ -2216,6 +2344,15 @@ export interface ToolWithSecret {
   secret: string;
 }
 
+export interface TopupRequest {
+  /** Minor units of the currency (cents): 2500 is 25.00 USD */
+  amount: number;
+  /** ISO 4217; must be the instance's (the default) */
+  currency?: string;
+  /** Default `stripe` where the operator configured it, else `offline` (a request the operator settles) */
+  provider?: "stripe" | "offline";
+}
+
 export interface TransferCallRequest {
   /** E.164 or SIP URI */
   to: string;
@@ -2499,6 +2636,73 @@ export interface WebhookTestResult {
   delivery: WebhookDelivery;
   /** The first attempt, if it finished within the request; otherwise see the delivery */
   attempt: WebhookAttempt | null;
+}
+
+export interface WhiteLabel {
+  object: "white_label";
+  /** What the product is called on your domains (default: the instance's name) */
+  product_name: string | null;
+  /** The logo pages show: your https URL, or where Parley serves your upload */
+  logo_url: string | null;
+  /** The uploaded logo, if any */
+  logo: {
+    content_type: string;
+    sha256: string;
+    url: string;
+  } | null;
+  colors: {
+    /** #rrggbb: buttons, links and highlights */
+    primary?: string;
+    /** #rrggbb: secondary highlights */
+    accent?: string;
+    /** #rrggbb: page background */
+    background?: string;
+    /** #rrggbb: body text */
+    text?: string;
+  };
+  support_email: string | null;
+  /** As stored: sanitised */
+  custom_css: string | null;
+  email_sender_name: string | null;
+  key_prefix_slug: string | null;
+  /** Whether this instance lets keys carry `key_prefix_slug` (--white-label-key-prefixes) */
+  key_prefixes_enabled: boolean;
+  domains: BrandDomain[];
+  updated_at: string | null;
+}
+
+/** The whole brand: a field left out is cleared */
+export interface WhiteLabelUpdate {
+  /** What the product is called on your domains (default: the instance's name) */
+  product_name?: string | null;
+  /** An https URL of your logo; or the `logo_url` GET returned for an uploaded logo, which keeps it. Give this or `logo`, not both */
+  logo_url?: string | null;
+  /** Upload a logo; Parley serves it at a public, content-addressed URL */
+  logo?: {
+    /** One of image/png, image/jpeg, image/webp, image/gif (SVG is refused); must match the bytes */
+    content_type: string;
+    /** The image, base64; at most 256 KB decoded (413 beyond) */
+    data_base64: string;
+  } | null;
+  /** Named colours; a key left out shows Parley's default */
+  colors?: {
+    /** #rrggbb: buttons, links and highlights */
+    primary?: string;
+    /** #rrggbb: secondary highlights */
+    accent?: string;
+    /** #rrggbb: page background */
+    background?: string;
+    /** #rrggbb: body text */
+    text?: string;
+  };
+  /** Where your customers write for help */
+  support_email?: string | null;
+  /** At most 20 KB. Stored sanitised: comments, `<`, `@import`, `url()` other than data: images (png, jpeg, gif, webp, avif), URL-taking functions (`image-set()`, …), `expression()`, `javascript:`, `behavior:` and `-moz-binding` are removed */
+  custom_css?: string | null;
+  /** The display name of e-mails to your customers */
+  email_sender_name?: string | null;
+  /** Keys created on your verified domains start `sk_<slug>_live_` where the operator allows it (`key_prefixes_enabled`) */
+  key_prefix_slug?: string | null;
 }
 
 export interface Widget {
@@ -3021,6 +3225,16 @@ export interface GetWalletUsageQuery {
   from?: string;
   /** End (exclusive); default now */
   to?: string;
+}
+
+/** Query parameters of payments.list */
+export interface ListPaymentsQuery {
+  /** Page size (1-100, default 20) */
+  limit?: number;
+  /** `next_cursor` of the previous page */
+  cursor?: string;
+  /** Only payments in this state */
+  status?: "pending" | "succeeded" | "failed" | "expired";
 }
 
 /** Query parameters of analytics.calls */
