@@ -2,18 +2,29 @@
 // native addon and the sqlite-vec extension all inside; runs with no node_modules and no network.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { buildDashboard } from "../src/web/dashboard/build.ts";
 
 const root = join(import.meta.dir, "..");
 const outfile = process.argv[2] ?? join(root, "dist", "parley");
 mkdirSync(join(outfile, ".."), { recursive: true });
 
 const started = performance.now();
+// The dashboard is bundled first and put in place of the module that carries it (null from source).
+const dashboard = await buildDashboard();
 const result = await Bun.build({
   entrypoints: [join(root, "src", "main.ts")],
   compile: { outfile },
   minify: { syntax: true, whitespace: true, identifiers: false },
   sourcemap: "linked",
   target: "bun",
+  plugins: [
+    {
+      name: "embedded-dashboard",
+      setup(build) {
+        build.onLoad({ filter: /src[\\/]web[\\/]dashboard[\\/]embedded\.ts$/ }, () => ({ contents: `export const EMBEDDED_DASHBOARD = ${JSON.stringify(dashboard)};`, loader: "ts" }));
+      },
+    },
+  ],
 });
 if (!result.success) {
   for (const log of result.logs) console.error(log);

@@ -14,6 +14,7 @@ import { errorHandler } from "./http/error-handler.ts";
 import { idempotency } from "./http/idempotency.ts";
 import { openApiRoutes } from "./http/openapi.ts";
 import { assetRoutes } from "./web/assets.ts";
+import { dashboardRoutes } from "./web/dashboard/routes.ts";
 import { createRequestMeta } from "./http/request-meta.ts";
 import { RouteIndex } from "./http/route-index.ts";
 import { agentRoutes } from "./modules/agents/routes.ts";
@@ -120,6 +121,8 @@ export function createApp(ctx: HttpContext, services: AppServices) {
   }
   // The browser voice client and its worklet (the widget's embed.js is served by the widgets family).
   app.use(assetRoutes());
+  // The dashboard: its page at / and at each of its own paths, its script and stylesheet.
+  app.use(dashboardRoutes(ctx));
   app.use(openApiRoutes(ctx, routes));
   routes.load(app.routes);
   if (!ctx.config.checkResponses) routes.skipResponseChecks();

@@ -15,13 +15,15 @@ export interface ScriptAsset {
   gzipBytes: number;
 }
 
+/** A text file to serve: its ETag and gzipped form, computed once. */
+export function textAsset(body: string): ScriptAsset {
+  const gzipped = Bun.gzipSync(body);
+  return { body, etag: `"sha256-${sha256Hex(body).slice(0, 16)}"`, gzipped, gzipBytes: gzipped.byteLength };
+}
+
 function scriptAsset(body: string): () => ScriptAsset {
   let asset: ScriptAsset | null = null;
-  return () => {
-    if (asset) return asset;
-    const gzipped = Bun.gzipSync(body);
-    return (asset = { body, etag: `"sha256-${sha256Hex(body).slice(0, 16)}"`, gzipped, gzipBytes: gzipped.byteLength });
-  };
+  return () => (asset ??= textAsset(body));
 }
 
 /**
@@ -52,7 +54,7 @@ export const voiceWorkletScript = scriptAsset(voiceWorklet);
 
 const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
-function escapeHtml(value: string): string {
+export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 }
 
@@ -60,18 +62,25 @@ function escapeHtml(value: string): string {
 export function previewPage(options: { widgetId: string; baseUrl: string; title: string }): string {
   const title = escapeHtml(options.title);
   const src = escapeHtml(`${options.baseUrl.replace(/\/+$/, "")}/v1/widgets/${encodeURIComponent(options.widgetId)}/embed.js`);
+  return htmlPage(
+    `<meta name="robots" content="noindex">\n<title>Preview: ${title}</title>`,
+    `<h1>Preview: ${title}</h1>
+<p>This page shows the widget as visitors of your site will see it. Open it with the button in the corner.</p>
+<script src="${src}" async></script>`,
+  );
+}
+
+/** An HTML5 page for phones and desktops; `head` and `body` are HTML, escaped by the caller. */
+export function htmlPage(head: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>Preview: ${title}</title>
+${head}
 </head>
 <body>
-<h1>Preview: ${title}</h1>
-<p>This page shows the widget as visitors of your site will see it. Open it with the button in the corner.</p>
-<script src="${src}" async></script>
+${body}
 </body>
 </html>
 `;

@@ -36,6 +36,12 @@ describe("src/ imports", () => {
     const outside = [...graph].filter(([file]) => file.startsWith("sdk/")).flatMap(([file, targets]) => targets.filter((t) => !t.startsWith("sdk/")).map((t) => `${file} -> ${t}`));
     expect(outside).toEqual([]);
   });
+
+  test("the dashboard imports only itself and the TypeScript client library (it talks to the API as any user would)", () => {
+    const outside = [...graph].filter(([file]) => file.startsWith("dashboard/")).flatMap(([file, targets]) => targets.filter((t) => !t.startsWith("dashboard/") && !t.startsWith("sdk/ts/")).map((t) => `${file} -> ${t}`));
+    expect(graph.has("dashboard/main.tsx")).toBe(true);
+    expect(outside).toEqual([]);
+  });
 });
 
 /**

@@ -95,6 +95,31 @@ describe("from source, under Bun", () => {
     expect(counts.get("/v1/auth/refresh")).toBe(1);
   });
 
+  test("a token store shares one session between clients (a renewal is not spent twice); logout empties it; workspaceId switches", async () => {
+    const { email, password } = await person(server, "stored");
+    let kept: { access_token: string; refresh_token: string } | null = null;
+    const store = { get: () => kept, set: (pair: typeof kept) => void (kept = pair) };
+    const counts = new Map<string, number>();
+    const first = new Parley({ baseUrl: server.url, tokenStore: store, fetch: countingFetch(counts) });
+    await first.auth.login({ email, password });
+    expect(kept!.access_token).toBe(first.tokens!.access_token);
+    const second = new Parley({ baseUrl: server.url, tokenStore: store, fetch: countingFetch(counts) }); // another tab
+    await advance(server, 16 * 60_000);
+    await first.auth.me(); // renews, and stores the rotated pair
+    expect((await second.auth.me()).object).toBe("user"); // takes the stored pair instead of refreshing with the spent one
+    expect(counts.get("/v1/auth/refresh")).toBe(1);
+
+    const other = await first.workspaces.create({ name: "Second" });
+    first.workspaceId = other.id;
+    expect((await first.workspaces.current()).id).toBe(other.id);
+    first.workspaceId = null;
+    expect((await first.workspaces.current()).id).not.toBe(other.id);
+
+    await second.auth.logout();
+    expect(kept).toBeNull();
+    expect(second.tokens).toBeNull();
+  });
+
   test("a 429 is waited out (Retry-After), or surfaces as RateLimitError when retries are off", async () => {
     const { email, password } = await person(server, "limited");
     const key = (await new Parley({ baseUrl: server.url, email, password }).apiKeys.create({ name: "limited", scope: "read-only" })).key;

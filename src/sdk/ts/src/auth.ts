@@ -6,6 +6,17 @@ export interface TokenPair {
   refresh_token: string;
 }
 
+/**
+ * Where a session's tokens live between page loads or runs (localStorage, a file). Every client given
+ * the same store acts as one session: a renewal made by one (another browser tab) is picked up by the
+ * others instead of spending the rotated refresh token again, which the server would take for theft.
+ */
+export interface TokenStore {
+  get(): TokenPair | null;
+  /** Called with every new pair, and with null when the session ends. */
+  set(pair: TokenPair | null): void;
+}
+
 export type AuthCall = (path: "/v1/auth/login" | "/v1/auth/refresh", body: Record<string, string>) => Promise<TokenPair>;
 
 /**
@@ -19,11 +30,12 @@ export class Credentials {
   private pending: Promise<void> | null = null;
 
   constructor(
-    private readonly options: { apiKey?: string; email?: string; password?: string; accessToken?: string; refreshToken?: string },
+    private readonly options: { apiKey?: string; email?: string; password?: string; accessToken?: string; refreshToken?: string; tokenStore?: TokenStore },
     private readonly call: AuthCall,
   ) {
-    this.access = options.accessToken ?? null;
-    this.refresh = options.refreshToken ?? null;
+    const stored = options.accessToken || options.apiKey ? null : (options.tokenStore?.get() ?? null);
+    this.access = options.accessToken ?? stored?.access_token ?? null;
+    this.refresh = options.refreshToken ?? stored?.refresh_token ?? null;
   }
 
   get tokens(): TokenPair | null {
@@ -39,6 +51,7 @@ export class Credentials {
   async bearer(): Promise<string | null> {
     if (this.options.apiKey) return this.options.apiKey;
     if (this.pending) await this.pending; // a renewal under way: wait for it (and share its failure)
+    else this.load();
     if (!this.access && this.options.email && this.options.password) await this.once(() => this.login());
     return this.access;
   }
@@ -46,7 +59,8 @@ export class Credentials {
   /** The server refused `used` as expired: renew it, unless another request already has. */
   async renew(used: string | null): Promise<void> {
     if (this.pending) return this.pending;
-    if (used !== this.access) return;
+    this.load();
+    if (used !== this.access) return; // renewed meanwhile, here or by another client of the store
     return this.once(async () => {
       // No refresh token yet (a client given only e-mail and password that never signed in): sign in.
       if (!this.refresh) return this.login();
@@ -69,6 +83,23 @@ export class Credentials {
     if (this.options.apiKey) return;
     this.access = pair.access_token;
     this.refresh = pair.refresh_token;
+    this.options.tokenStore?.set(pair);
+  }
+
+  /** Forgets the session (what logout does); a client with e-mail and password signs in again on next use. */
+  clear(): void {
+    if (this.options.apiKey) return;
+    this.access = null;
+    this.refresh = null;
+    this.options.tokenStore?.set(null);
+  }
+
+  /** Takes the store's pair when another client of it changed it. */
+  private load(): void {
+    if (!this.options.tokenStore || this.options.apiKey) return;
+    const stored = this.options.tokenStore.get();
+    this.access = stored?.access_token ?? null;
+    this.refresh = stored?.refresh_token ?? null;
   }
 
   /** Runs `work` once for every caller that arrives while it runs; all of them share its outcome. */

@@ -1,4 +1,4 @@
-import { Credentials, type TokenPair } from "./auth.js";
+import { Credentials, type TokenPair, type TokenStore } from "./auth.js";
 import { APIConnectionError, APITimeoutError, errorFor, ParleyError, RateLimitError } from "./errors.js";
 import { type Page, PagePromise } from "./pagination.js";
 
@@ -13,6 +13,8 @@ export interface ClientOptions {
   /** A session you already hold (renewed with the refresh token when it expires). */
   accessToken?: string;
   refreshToken?: string;
+  /** Keeps the session's tokens across page loads or runs, shared with other clients of the same store. */
+  tokenStore?: TokenStore;
   /** Act in this workspace (`X-Workspace-Id`), for a person who belongs to several. */
   workspaceId?: string;
   /** Retries after 429, 5xx and lost connections, for requests that are safe to repeat (default 2). */
@@ -83,11 +85,14 @@ export function uuid(): string {
 /** The transport every resource shares: credentials, retries, errors, pagination. */
 export class ApiClient {
   readonly baseUrl: string;
+  /** Sent as `X-Workspace-Id` (a person's session acting in one of their workspaces); may change between calls. */
+  workspaceId: string | null;
   private readonly credentials: Credentials;
   private readonly fetchImpl: Fetch;
 
   constructor(private readonly options: ClientOptions = {}) {
     this.baseUrl = (options.baseUrl ?? env("PARLEY_URL") ?? "http://localhost:8080").replace(/\/+$/, "");
+    this.workspaceId = options.workspaceId ?? null;
     const apiKey = options.apiKey ?? (options.email || options.accessToken ? undefined : env("PARLEY_API_KEY"));
     this.credentials = new Credentials({ ...options, apiKey }, (path, body) => this.request<TokenPair>({ method: "POST", path, json: body, response: "json" }, {}, false));
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init as RequestInit));
@@ -121,6 +126,7 @@ export class ApiClient {
         const value = await read(response, spec.response);
         // `client.auth.login(...)` (and register, refresh) signs the client in, as the constructor's e-mail and password would.
         if (authenticate && TOKEN_ISSUERS.has(spec.path) && isTokenPair(value)) this.credentials.adopt(value);
+        if (authenticate && spec.path === LOGOUT) this.credentials.clear();
         return value as T;
       }
       const body = await read(response, "json").catch(() => null);
@@ -153,7 +159,7 @@ export class ApiClient {
     }
     const headers: Record<string, string> = { accept: "application/json, */*;q=0.5", ...this.options.headers, ...options.headers };
     if (bearer) headers.authorization = `Bearer ${bearer}`;
-    if (this.options.workspaceId) headers["x-workspace-id"] = this.options.workspaceId;
+    if (this.workspaceId) headers["x-workspace-id"] = this.workspaceId;
     if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
     let body: RequestBody | undefined;
     if (spec.json !== undefined) {
@@ -183,6 +189,7 @@ export class ApiClient {
 }
 
 const TOKEN_ISSUERS = new Set(["/v1/auth/register", "/v1/auth/login", "/v1/auth/refresh"]);
+const LOGOUT = "/v1/auth/logout";
 
 function isTokenPair(value: unknown): value is TokenPair {
   return !!value && typeof value === "object" && typeof (value as TokenPair).access_token === "string" && typeof (value as TokenPair).refresh_token === "string";

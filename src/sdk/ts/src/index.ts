@@ -15,6 +15,15 @@ export class Parley extends ParleyResources {
     return this.api.baseUrl;
   }
 
+  /** The workspace calls act in (`X-Workspace-Id`); null for the credential's own. Set it to switch. */
+  get workspaceId(): string | null {
+    return this.api.workspaceId;
+  }
+
+  set workspaceId(id: string | null) {
+    this.api.workspaceId = id;
+  }
+
   /** The session's current tokens (renewed as they expire); null with an API key. */
   get tokens(): TokenPair | null {
     return this.api.tokens;
@@ -23,7 +32,7 @@ export class Parley extends ParleyResources {
 
 export default Parley;
 export type { ClientOptions, RequestOptions } from "./client.js";
-export type { TokenPair } from "./auth.js";
+export type { TokenPair, TokenStore } from "./auth.js";
 export * from "./errors.js";
 export { type Page, PagePromise } from "./pagination.js";
 export type { Uploadable } from "./uploads.js";

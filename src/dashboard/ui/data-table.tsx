@@ -1,0 +1,23 @@
+// A table of records in a frame that scrolls sideways on narrow screens, its caption for screen readers.
+import type { ComponentChildren } from "preact";
+
+/** `columns`: the header of each column; null for a column of row actions (named for screen readers only). */
+export function DataTable({ caption, columns, children }: { caption: string; columns: (string | null)[]; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((column, i) => (
+              <th scope="col" key={i}>
+                {column ?? <span class="visually-hidden">Actions</span>}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

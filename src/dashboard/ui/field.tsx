@@ -1,0 +1,64 @@
+// A labelled control with its hint and error: an error (from a problem's errors[]) marks the control
+// invalid and is read out with it.
+import type { ComponentChildren } from "preact";
+import { useId } from "preact/hooks";
+
+interface FieldProps {
+  label: string;
+  name: string;
+  error?: string;
+  hint?: string;
+  children?: ComponentChildren;
+}
+
+interface InputProps extends FieldProps {
+  value: string;
+  onInput: (event: { currentTarget: HTMLInputElement }) => void;
+  type?: "text" | "email" | "password";
+  autocomplete?: string;
+  required?: boolean;
+  autoFocus?: boolean;
+}
+
+function Described({ id, hint, error }: { id: string; hint?: string; error?: string }) {
+  return (
+    <>
+      {hint && <p class="hint" id={`${id}-hint`}>{hint}</p>}
+      {error && <p class="field-error" id={`${id}-error`}>{error}</p>}
+    </>
+  );
+}
+
+function describedBy(id: string, hint?: string, error?: string): string | undefined {
+  return [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
+}
+
+export function Field({ label, name, error, hint, type = "text", ...input }: InputProps) {
+  const id = useId();
+  // Preact types each input type on its own; these three take the same attributes.
+  const inputType = type as "text";
+  return (
+    <div class={error ? "field invalid" : "field"}>
+      <label for={id}>{label}</label>
+      <input id={id} name={name} type={inputType} aria-invalid={error ? "true" : undefined} aria-describedby={describedBy(id, hint, error)} {...input} />
+      <Described id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+type SelectProps = FieldProps & { value: string; onChange: (value: string) => void; options: { value: string; label: string }[] };
+
+export function SelectField({ label, name, error, hint, value, onChange, options }: SelectProps) {
+  const id = useId();
+  return (
+    <div class={error ? "field invalid" : "field"}>
+      <label for={id}>{label}</label>
+      <select id={id} name={name} value={value} aria-invalid={error ? "true" : undefined} aria-describedby={describedBy(id, hint, error)} onChange={(e) => onChange(e.currentTarget.value)}>
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>{option.label}</option>
+        ))}
+      </select>
+      <Described id={id} hint={hint} error={error} />
+    </div>
+  );
+}

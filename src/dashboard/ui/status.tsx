@@ -1,0 +1,44 @@
+// What a screen shows while it loads, when there is nothing yet, and when a call failed.
+import type { ComponentChildren } from "preact";
+import type { Problem } from "../lib/problem.ts";
+
+export function Loading({ label = "Loading…" }: { label?: string }) {
+  return (
+    <div class="loading" role="status" aria-live="polite">
+      <span class="spinner" aria-hidden="true" />
+      {label}
+    </div>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="empty">
+      <p class="empty-title">{title}</p>
+      {children}
+    </div>
+  );
+}
+
+export function ProblemNotice({ problem, onRetry }: { problem: Problem | null; onRetry?: () => void }) {
+  if (!problem) return null;
+  return (
+    <div class="notice error" role="alert">
+      <p>{problem.message}</p>
+      {problem.requestId && <p class="muted small">Request {problem.requestId}</p>}
+      {onRetry && (
+        <button type="button" class="button secondary" onClick={onRetry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Success({ children }: { children: ComponentChildren }) {
+  return (
+    <div class="notice success" role="status">
+      {children}
+    </div>
+  );
+}
