@@ -4,72 +4,22 @@
 // pages e-mails link to (password reset, invitation, newsletter) done for real with the links the server
 // logged. Every screen is screenshotted into test/artifacts/dashboard/ and checked with axe-core; the run
 // must log no console error and break no CSP rule. Light and dark, and 360 px wide.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { artifactDir, chromiumAvailable, launchChromium } from "../helpers/chromium.ts";
+import { describe, expect, test } from "bun:test";
+import type { BrowserContext, Page } from "playwright-core";
+import { chromiumAvailable } from "../helpers/chromium.ts";
+import { dashboardHarness, heading, tokensOf } from "../helpers/dashboard-browser.ts";
 import { registerUser } from "../helpers/fixtures.ts";
-import { ROOT } from "../helpers/process.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 // Page-side code (run by page.evaluate) sees the browser's globals; the suite is typed without the DOM library.
 declare const document: any, window: any, localStorage: any, navigator: any, getComputedStyle: (el: unknown) => any;
 
-const AXE = readFileSync(join(ROOT, "node_modules/axe-core/axe.min.js"), "utf8");
-const SHOTS = join(artifactDir(), "dashboard");
-mkdirSync(SHOTS, { recursive: true });
 const EMAIL = "owner@example.com";
 const PASSWORD = "a long enough password";
 
-let server: TestServer;
-let browser: Browser;
-/** Console errors and CSP violations of every page: the run ends with none. */
-const problems: string[] = [];
-/** The failed calls the tests make on purpose (a refused password, a wrong token) log this line: allowed. */
-const EXPECTED_HTTP_ERROR = /^Failed to load resource: the server responded with a status of (401|403|422) /;
-const accessibility: Record<string, string[]> = {};
-
-async function open(path: string, options: { width?: number; height?: number; colorScheme?: "light" | "dark" } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1200, height: options.height ?? 800 }, colorScheme: options.colorScheme ?? "light" });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
-  const page = await context.newPage();
-  page.on("console", (message) => {
-    if (message.type() === "error" && !EXPECTED_HTTP_ERROR.test(message.text())) problems.push(`${page.url()}: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => problems.push(`${page.url()}: ${error}`));
-  await page.addInitScript(() => document.addEventListener("securitypolicyviolation", (e: any) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)));
-  await page.goto(server.url + path);
-  return { context, page };
-}
-
-/** A screenshot of the screen as it is, and axe-core's serious or critical findings on it (kept per screen). */
-async function screen(page: Page, name: string) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-  // Evaluated over the DevTools protocol, which the page's CSP does not govern (the page itself runs no inline script).
-  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(AXE);
-  const found: { id: string; impact: string; nodes: { target: string[] }[] }[] = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] })).violations);
-  accessibility[name] = found.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
-
-const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name }).waitFor();
-const tokensOf = (page: Page): Promise<{ access_token: string; refresh_token: string }> => page.evaluate(() => JSON.parse(localStorage.getItem("parley.session")));
-const logLink = (pattern: RegExp) => {
-  for (const line of [...server.logs].reverse()) {
-    const found = pattern.exec(line);
-    if (found) return found[0];
-  }
-  throw new Error(`no log line matches ${pattern}`);
-};
-
-beforeAll(async () => {
-  server = await startTestServer();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const h = dashboardHarness("account");
+const open = h.open;
+const screen = h.screen;
+const logLink = h.logLink;
 
 describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
   let owner: { context: BrowserContext; page: Page };
@@ -123,10 +73,10 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
     expect(await row.textContent()).toContain("Never");
 
     // The key is used; the list shows when, and its activity lists the request.
-    expect((await fetch(`${server.url}/v1/agents`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
+    expect((await fetch(`${h.server.url}/v1/agents`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
     const { access_token } = await tokensOf(page);
-    const keyId = (await server.api.get("/v1/api-keys", { token: access_token })).body.data[0].id;
-    for (let i = 0; i < 50 && (await server.api.get(`/v1/audit-log?key_id=${keyId}`, { token: access_token })).body.data.length === 0; i++) await Bun.sleep(50);
+    const keyId = (await h.server.api.get("/v1/api-keys", { token: access_token })).body.data[0].id;
+    for (let i = 0; i < 50 && (await h.server.api.get(`/v1/audit-log?key_id=${keyId}`, { token: access_token })).body.data.length === 0; i++) await Bun.sleep(50);
     await page.reload();
     await heading(page, "API keys");
     expect(await page.getByRole("row", { name: /Production server/ }).textContent()).not.toContain("Never");
@@ -154,14 +104,14 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Revoke Production server" }).click();
     await dialog.getByRole("button", { name: "Revoke key" }).click();
     await page.getByText("No API keys yet").waitFor();
-    expect((await fetch(`${server.url}/v1/agents`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(401);
+    expect((await fetch(`${h.server.url}/v1/agents`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(401);
   }, 30_000);
 
   test("the workspace switcher moves every call to the chosen workspace", async () => {
     const { page } = owner;
     const { access_token } = await tokensOf(page);
-    const second = (await server.api.post("/v1/workspaces", { name: "Second shop" }, { token: access_token })).body;
-    await server.api.post("/v1/api-keys", { name: "Only in the first", scope: "write" }, { token: access_token });
+    const second = (await h.server.api.post("/v1/workspaces", { name: "Second shop" }, { token: access_token })).body;
+    await h.server.api.post("/v1/api-keys", { name: "Only in the first", scope: "write" }, { token: access_token });
     await page.reload();
     await heading(page, "API keys");
     await page.getByRole("row", { name: /Only in the first/ }).waitFor();
@@ -190,7 +140,7 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
 
   test("keyboard: the skip link comes first, sections are reached by Tab, and the focus moves to the new screen's heading", async () => {
     const { page } = owner;
-    await page.goto(`${server.url}/keys`);
+    await page.goto(`${h.server.url}/keys`);
     await heading(page, "API keys");
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement.textContent)).toBe("Skip to content");
@@ -207,8 +157,8 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
 
   test("sessions: listed with this browser marked; one is signed out after confirming; then everywhere, this one too", async () => {
     const { page } = owner;
-    const elsewhere = (await server.api.post("/v1/auth/login", { email: EMAIL, password: PASSWORD })).body;
-    const another = (await server.api.post("/v1/auth/login", { email: EMAIL, password: PASSWORD })).body;
+    const elsewhere = (await h.server.api.post("/v1/auth/login", { email: EMAIL, password: PASSWORD })).body;
+    const another = (await h.server.api.post("/v1/auth/login", { email: EMAIL, password: PASSWORD })).body;
     await page.reload();
     await heading(page, "Sessions");
     await page.getByText("This browser").waitFor();
@@ -223,12 +173,12 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Sign out everywhere" }).click();
     await heading(page, "Sign in");
     expect(await page.evaluate(() => localStorage.getItem("parley.session"))).toBeNull();
-    for (const pair of [elsewhere, another]) expect((await server.api.post("/v1/auth/refresh", { refresh_token: pair.refresh_token })).status).toBe(401);
+    for (const pair of [elsewhere, another]) expect((await h.server.api.post("/v1/auth/refresh", { refresh_token: pair.refresh_token })).status).toBe(401);
   }, 30_000);
 
   test("sign-in: a wrong password is said so; the right one opens the page asked for", async () => {
     const { page } = owner;
-    await page.goto(`${server.url}/audit-log`);
+    await page.goto(`${h.server.url}/audit-log`);
     await heading(page, "Sign in");
     expect(new URL(page.url()).searchParams.get("next")).toBe("/audit-log");
     await page.getByLabel("E-mail").fill(EMAIL);
@@ -249,7 +199,7 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Send the link" }).click();
     await page.getByText("is on its way").waitFor();
     const link = logLink(/http:\/\/[^\s"]+\/reset-password\?token=[\w.-]+/);
-    expect(link).toStartWith(`${server.url}/reset-password?token=`);
+    expect(link).toStartWith(`${h.server.url}/reset-password?token=`);
     await page.goto(link);
     await heading(page, "Choose a new password");
     await screen(page, "reset-password");
@@ -260,7 +210,7 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Set the new password" }).click();
     await heading(page, "Password changed");
     await screen(page, "reset-password-done");
-    expect((await server.api.post("/v1/auth/login", { email: EMAIL, password: "a brand new password" })).status).toBe(200);
+    expect((await h.server.api.post("/v1/auth/login", { email: EMAIL, password: "a brand new password" })).status).toBe(200);
     await page.goto(link); // used once
     await page.getByLabel("New password").fill("yet another password");
     await page.getByRole("button", { name: "Set the new password" }).click();
@@ -269,12 +219,12 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
   }, 30_000);
 
   test("invitation: the link asks the invitee to sign in, brings them back, and joins them to the workspace", async () => {
-    const signedIn = (await server.api.post("/v1/auth/login", { email: EMAIL, password: "a brand new password" })).body;
-    const acme = (await server.api.get("/v1/workspaces", { token: signedIn.access_token })).body.data.find((w: { name: string }) => w.name === "Acme");
-    const inviter = (await server.api.post("/v1/auth/login", { email: EMAIL, password: "a brand new password", workspace_id: acme.id })).body;
-    const invitee = await registerUser(server.api, "invitee");
-    const invitation = (await server.api.post("/v1/workspaces/current/members", { email: invitee.email, role: "member" }, { token: inviter.access_token })).body;
-    expect(invitation.accept_url).toStartWith(`${server.url}/invitations/`);
+    const signedIn = (await h.server.api.post("/v1/auth/login", { email: EMAIL, password: "a brand new password" })).body;
+    const acme = (await h.server.api.get("/v1/workspaces", { token: signedIn.access_token })).body.data.find((w: { name: string }) => w.name === "Acme");
+    const inviter = (await h.server.api.post("/v1/auth/login", { email: EMAIL, password: "a brand new password", workspace_id: acme.id })).body;
+    const invitee = await registerUser(h.server.api, "invitee");
+    const invitation = (await h.server.api.post("/v1/workspaces/current/members", { email: invitee.email, role: "member" }, { token: inviter.access_token })).body;
+    expect(invitation.accept_url).toStartWith(`${h.server.url}/invitations/`);
     const { context, page } = await open(new URL(invitation.accept_url).pathname);
     await heading(page, "You are invited");
     await screen(page, "invitation-signed-out");
@@ -296,7 +246,7 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
 
   test("newsletter: the confirmation link confirms on a press; a bad unsubscribe link says so", async () => {
     const email = "reader@example.com";
-    const subscribed = await server.api.post("/v1/newsletter/subscribe", { email, form_started_at: server.clock.now() - 10_000 });
+    const subscribed = await h.server.api.post("/v1/newsletter/subscribe", { email, form_started_at: h.server.clock.now() - 10_000 });
     expect(subscribed.status).toBe(202);
     const link = logLink(/http:\/\/[^\s"]+\/newsletter\/confirm\?token=[\w.-]+/);
     const { context, page } = await open(new URL(link).pathname + new URL(link).search);
@@ -305,7 +255,7 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Confirm my subscription" }).click();
     await page.getByText(`${email} is subscribed. Thank you!`).waitFor();
     await screen(page, "newsletter-confirmed");
-    await page.goto(`${server.url}/newsletter/unsubscribe?token=nls_forged.token`);
+    await page.goto(`${h.server.url}/newsletter/unsubscribe?token=nls_forged.token`);
     await page.getByRole("button", { name: "Unsubscribe" }).click();
     await page.getByText("This link is invalid or has expired.").waitFor();
     await screen(page, "newsletter-unsubscribe-invalid");
@@ -335,8 +285,8 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
 
   test("no console error or CSP violation anywhere, and axe-core finds nothing serious on any screen", async () => {
     await owner.context.close();
-    expect(problems).toEqual([]);
-    expect(Object.keys(accessibility).length).toBeGreaterThan(20);
-    expect(Object.fromEntries(Object.entries(accessibility).filter(([, found]) => found.length))).toEqual({});
+    expect(h.problems).toEqual([]);
+    expect(Object.keys(h.accessibility).length).toBeGreaterThan(20);
+    expect(h.seriousFindings()).toEqual({});
   });
 });
