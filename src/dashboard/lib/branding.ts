@@ -24,8 +24,18 @@ export function applyBranding(branding: Branding): void {
     sheet.replaceSync(branding.custom_css);
     document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
   }
-  brand = { name: branding.product_name, logoUrl: branding.logo_url };
+  brand = { name: branding.product_name, logoUrl: sameOriginLogo(branding.logo_url) };
   for (const listener of listeners) listener(brand);
+}
+
+/**
+ * An uploaded logo is served by this same instance: its path is read from the page's own origin (the
+ * API names it on the domain's https address, which a proxy or a test may not be serving the page on).
+ */
+function sameOriginLogo(url: string | null): string | null {
+  if (!url) return null;
+  const parsed = new URL(url, location.href);
+  return parsed.pathname.startsWith("/v1/branding/logos/") ? parsed.pathname : url;
 }
 
 /** Loads and applies the brand; the page keeps the instance's look when it cannot. */
