@@ -1,4 +1,4 @@
-import { and, eq, lt, or, sql, type SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { CursorPosition } from "../lib/cursor.ts";
 
@@ -18,6 +18,8 @@ export function afterCursorPlaceholders(createdAt: SQLiteColumn, id: SQLiteColum
   return strictlyAfter(createdAt, id, sql.placeholder("at"), sql.placeholder("id"));
 }
 
+// A row value, not `a < ? OR (a = ? AND b < ?)`: SQLite seeks an index on (…, created_at, id) with it,
+// where the OR form made it walk every row of the workspace before the cursor (deep pages grew slow).
 function strictlyAfter(createdAt: SQLiteColumn, id: SQLiteColumn, at: unknown, rowId: unknown): SQL {
-  return or(lt(createdAt, at), and(eq(createdAt, at), lt(id, rowId)))!;
+  return sql`(${createdAt}, ${id}) < (${at}, ${rowId})`;
 }

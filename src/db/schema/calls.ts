@@ -55,6 +55,9 @@ export const calls = sqliteTable("calls", {
 }, (t) => [
   index("calls_workspace_idx").on(t.workspaceId, t.createdAt, t.id),
   index("calls_agent_idx").on(t.workspaceId, t.agentId, t.createdAt),
+  // The list's number filter reads each side in order from its own index (see listCalls).
+  index("calls_from_number_idx").on(t.workspaceId, t.fromNumber, t.createdAt, t.id),
+  index("calls_to_number_idx").on(t.workspaceId, t.toNumber, t.createdAt, t.id),
   index("calls_status_idx").on(t.status),
   index("calls_campaign_idx").on(t.campaignId),
 ]);

@@ -250,10 +250,22 @@ export function callConditions(workspaceId: string, filter: CallFilter): SQL[] {
 }
 
 export function listCalls(ctx: AppContext, workspaceId: string, filter: CallFilter, page: PageRequest): CallRow[] {
-  const conditions = callConditions(workspaceId, filter);
+  const limit = page.limit + 1;
   const cursor = afterCursor(calls.createdAt, calls.id, page.after);
-  if (cursor) conditions.push(cursor);
-  return ctx.db.select().from(calls).where(and(...conditions)).orderBy(desc(calls.createdAt), desc(calls.id)).limit(page.limit + 1).all();
+  const read = (side?: SQL) =>
+    ctx.db
+      .select()
+      .from(calls)
+      .where(and(...callConditions(workspaceId, { ...filter, number: undefined }), side, cursor))
+      .orderBy(desc(calls.createdAt), desc(calls.id))
+      .limit(limit)
+      .all();
+  if (!filter.number) return read();
+  // A number on either side: each side read in order from its own index, then merged. As one OR, SQLite
+  // walked the whole workspace for a rare number, or merged both indexes and sorted for a common one.
+  const merged = new Map<string, CallRow>();
+  for (const row of [...read(eq(calls.fromNumber, filter.number)), ...read(eq(calls.toNumber, filter.number))]) merged.set(row.id, row);
+  return [...merged.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, limit);
 }
 
 /** Oldest first, strictly after `after` (keyset paging: rows added meanwhile neither repeat nor shift pages). */

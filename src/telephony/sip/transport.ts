@@ -42,7 +42,8 @@ export class SipTransport {
       socket: {
         data: (_socket, data, port, address) => transport?.receive(data, { transport: "udp", address, port }),
         // ICMP errors (a peer's port closed) say nothing a transaction timeout will not: they are not fatal.
-        error: (_socket, error) => events.malformed?.(`UDP: ${error.message}`, { transport: "udp", address: options.host, port: options.port }),
+        // Bun may report one with no error object at all (seen with a REGISTER to a closed port).
+        error: (_socket, error) => events.malformed?.(`UDP: ${(error as Error | undefined)?.message ?? "ICMP error"}`, { transport: "udp", address: options.host, port: options.port }),
       },
     });
     let tcp: Bun.TCPSocketListener<unknown> | null = null;

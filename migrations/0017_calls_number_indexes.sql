@@ -1,0 +1,2 @@
+CREATE INDEX `calls_from_number_idx` ON `calls` (`workspace_id`,`from_number`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `calls_to_number_idx` ON `calls` (`workspace_id`,`to_number`,`created_at`,`id`);
