@@ -28,7 +28,9 @@ export function publishWorkspaceEvent(
     const now = ctx.clock.now();
     const eventId = newTimeOrderedId("evt", now);
     const body = JSON.stringify({ event: input.type, id: eventId, ts: toIso(now), data: input.data });
-    insertEvent(ctx.db).run({ id: eventId, workspaceId: input.workspaceId, channel: "workspace", type: input.type, agentId: null, callId: null, body, createdAt: now });
+    // Outcome events of a call name it, so a call's events (both channels) are found by call_id.
+    const callId = typeof input.data.call_id === "string" ? input.data.call_id : null;
+    insertEvent(ctx.db).run({ id: eventId, workspaceId: input.workspaceId, channel: "workspace", type: input.type, agentId: null, callId, body, createdAt: now });
     const endpoints = enabledEndpoints(ctx.db).all({ workspaceId: input.workspaceId });
     const targets = input.onlyEndpointId
       ? endpoints.filter((e) => e.id === input.onlyEndpointId)

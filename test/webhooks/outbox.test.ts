@@ -40,6 +40,18 @@ describe("the outbox", () => {
     expect((await t.server.api.get(`/v1/webhooks/events/${published.eventId}`, { token: otherKey })).status).toBe(404);
   });
 
+  test("a call's events of both channels are listed by call_id; other calls' and workspaces' are not", async () => {
+    const ctx = t.server.ctx;
+    const outcome = publishWorkspaceEvent(ctx, { workspaceId: t.workspaceId, type: "call.completed", data: { call_id: "call_listed" } });
+    t.server.clock.advance(1);
+    const lifecycle = publishAgentEvent(ctx, { workspaceId: t.workspaceId, agentId: "agent_listed", callId: "call_listed", type: "call.started", data: {} });
+    publishWorkspaceEvent(ctx, { workspaceId: t.workspaceId, type: "call.failed", data: { call_id: "call_other" } });
+    const listed = await t.server.api.get("/v1/webhooks/events?call_id=call_listed", { token: t.key });
+    expect(listed.body.data.map((e: any) => e.id)).toEqual([lifecycle.eventId, outcome.eventId]);
+    const other = await registerUser(t.server.api, "events-other");
+    expect((await t.server.api.get("/v1/webhooks/events?call_id=call_listed", { token: await adminKey(t.server, other.token) })).body.data).toEqual([]);
+  });
+
   test("Set A goes to the agent's webhook_url with the lifecycle envelope, signed with the agent's secret", async () => {
     const receiver = startReceiver();
     const secret = newWebhookSecret();

@@ -49,7 +49,7 @@ export const events = sqliteTable("events", {
   callId: text("call_id"),
   body: text("body").notNull(),
   createdAt: integer("created_at").notNull(),
-}, (t) => [index("events_workspace_idx").on(t.workspaceId, t.createdAt, t.id), index("events_type_idx").on(t.workspaceId, t.type, t.createdAt)]);
+}, (t) => [index("events_workspace_idx").on(t.workspaceId, t.createdAt, t.id), index("events_type_idx").on(t.workspaceId, t.type, t.createdAt), index("events_call_idx").on(t.workspaceId, t.callId, t.createdAt, t.id)]);
 
 /** One event on its way to one destination; `failed` is a dead letter. */
 export const webhookDeliveries = sqliteTable("webhook_deliveries", {

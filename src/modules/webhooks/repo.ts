@@ -22,10 +22,11 @@ export function listEndpoints(db: Db, workspaceId: string, page: PageRequest): E
     .all();
 }
 
-export function listEvents(db: Db, workspaceId: string, filter: { type?: string; channel?: "agent" | "workspace" }, page: PageRequest): EventRow[] {
+export function listEvents(db: Db, workspaceId: string, filter: { type?: string; channel?: "agent" | "workspace"; callId?: string }, page: PageRequest): EventRow[] {
   const conditions: (SQL | undefined)[] = [eq(events.workspaceId, workspaceId), afterCursor(events.createdAt, events.id, page.after)];
   if (filter.type) conditions.push(eq(events.type, filter.type));
   if (filter.channel) conditions.push(eq(events.channel, filter.channel));
+  if (filter.callId) conditions.push(eq(events.callId, filter.callId));
   return db.select().from(events).where(and(...conditions)).orderBy(desc(events.createdAt), desc(events.id)).limit(page.limit + 1).all();
 }
 

@@ -19,6 +19,7 @@ const EventsQuery = t.Object({
   ...listQuery,
   type: t.Optional(t.String({ description: "Only this event type, e.g. `call.completed`" })),
   channel: t.Optional(t.Union([t.Literal("agent"), t.Literal("workspace")])),
+  call_id: t.Optional(t.String({ maxLength: 64, description: "Only the events of this call (both channels)" })),
 });
 
 const AttemptsQuery = t.Object({
@@ -85,7 +86,7 @@ export function webhookRoutes(ctx: HttpContext) {
       "/events",
       ({ principal, query }) => {
         const page = pageRequest(query);
-        return toPage(repo.listEvents(ctx.db, principal.workspaceId, { type: query.type, channel: query.channel }, page), page, byCreation, eventJson);
+        return toPage(repo.listEvents(ctx.db, principal.workspaceId, { type: query.type, channel: query.channel, callId: query.call_id }, page), page, byCreation, eventJson);
       },
       { auth: "read", query: EventsQuery, response: { 200: ListOf(Event) }, detail: doc("listEvents", "Event log") },
     )

@@ -1930,6 +1930,7 @@ class WebhooksResource(Resource):
         cursor: Optional[str] = None,
         type: Optional[str] = None,
         channel: Optional[Literal["agent", "workspace"]] = None,
+        call_id: Optional[str] = None,
         timeout: Optional[float] = None,
     ) -> Page[Event]:
         """Event log
@@ -1939,7 +1940,7 @@ class WebhooksResource(Resource):
         return self._call(
             "listEvents",
             (),
-            query={"limit": limit, "cursor": cursor, "type": type, "channel": channel},
+            query={"limit": limit, "cursor": cursor, "type": type, "channel": channel, "call_id": call_id},
             timeout=timeout,
         )
 

@@ -3217,6 +3217,8 @@ export interface ListEventsQuery {
   /** Only this event type, e.g. `call.completed` */
   type?: string;
   channel?: "agent" | "workspace";
+  /** Only the events of this call (both channels) */
+  call_id?: string;
 }
 
 /** Query parameters of wallet.usage */
