@@ -12,6 +12,32 @@ export const PAGES = {
   apiKeys: "/keys",
   auditLog: "/audit-log",
   sessions: "/sessions",
+  // Agents: the list, and one agent (its tab in ?tab=).
+  agents: "/agents",
+  agent: "/agents/:id",
+  // Calls and knowledge bases (one screen each for the list and for one record).
+  calls: "/calls",
+  call: "/calls/:id",
+  knowledgeBases: "/knowledge",
+  knowledgeBase: "/knowledge/:id",
+  // Money, brand and people (/billing is where Stripe Checkout returns: src/modules/wallet/payments/topup.ts).
+  billing: "/billing",
+  usage: "/usage",
+  members: "/members",
+  widgets: "/widgets",
+  whiteLabel: "/white-label",
+  operator: "/operator",
+  operatorPricing: "/operator/pricing",
+  // Operations: numbers, carriers, campaigns, schedules; webhooks under settings.
+  numbers: "/numbers",
+  carriers: "/carriers",
+  campaigns: "/campaigns",
+  campaign: "/campaigns/:id",
+  schedules: "/schedules",
+  webhooks: "/settings/webhooks",
+  webhookDeliveries: "/settings/webhooks/deliveries",
+  webhooksFailed: "/settings/webhooks/failed",
+  webhookEvents: "/settings/webhooks/events",
 } as const;
 
 export type PagePattern = (typeof PAGES)[keyof typeof PAGES];

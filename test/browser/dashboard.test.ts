@@ -17,6 +17,15 @@ const EMAIL = "owner@example.com";
 const PASSWORD = "a long enough password";
 
 const h = dashboardHarness("account");
+
+/**
+ * Elements reaching past a 360 px screen. Tables and the sections bar scroll sideways inside their own
+ * frame (which must itself fit), so what is inside them does not count.
+ */
+const OVERFLOWING = () =>
+  [...document.querySelectorAll("body *")]
+    .filter((el: any) => el.getBoundingClientRect().right > 361 && !el.closest(".table-wrap") && !el.parentElement.closest(".sidebar"))
+    .map((el: any) => `${el.tagName}.${el.className}`);
 const open = h.open;
 const screen = h.screen;
 const logLink = h.logLink;
@@ -145,7 +154,7 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement.textContent)).toBe("Skip to content");
     let reached = "";
-    for (let i = 0; i < 8 && reached !== "Sessions"; i++) {
+    for (let i = 0; i < 40 && reached !== "Sessions"; i++) {
       await page.keyboard.press("Tab");
       reached = await page.evaluate(() => document.activeElement.textContent.trim());
     }
@@ -271,13 +280,12 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
     await heading(page, "API keys");
     await page.getByLabel("Workspace").selectOption({ label: "Acme (owner)" });
     await page.getByRole("row", { name: /Only in the first/ }).waitFor();
-    expect(await page.evaluate(() => [...document.querySelectorAll("body *")].filter((el: any) => el.getBoundingClientRect().right > 361 && !el.closest(".table-wrap")).map((el: any) => `${el.tagName}.${el.className}`))).toEqual([]);
+    expect(await page.evaluate(OVERFLOWING)).toEqual([]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await screen(page, "api-keys-360px");
     await page.getByRole("link", { name: "Sessions" }).click();
     await heading(page, "Sessions");
-    const wider = await page.evaluate(() => [...document.querySelectorAll("body *")].filter((el: any) => el.getBoundingClientRect().right > 361 && !el.closest(".table-wrap")).map((el: any) => `${el.tagName}.${el.className}`));
-    expect(wider).toEqual([]);
+    expect(await page.evaluate(OVERFLOWING)).toEqual([]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await screen(page, "sessions-360px");
     await context.close();

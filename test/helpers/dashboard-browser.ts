@@ -96,5 +96,7 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.getByLabel("E-mail").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
+  // The sign-in page has its own heading: wait until the app has moved on from it.
+  await page.waitForURL((url) => url.pathname !== "/login");
   await page.locator("main h1").waitFor();
 }

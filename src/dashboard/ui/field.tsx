@@ -14,8 +14,12 @@ interface FieldProps {
 interface InputProps extends FieldProps {
   value: string;
   onInput: (event: { currentTarget: HTMLInputElement }) => void;
-  type?: "text" | "email" | "password";
+  type?: "text" | "email" | "password" | "number" | "url" | "color" | "datetime-local" | "tel";
   autocomplete?: string;
+  min?: number;
+  max?: number;
+  step?: number | "any";
+  placeholder?: string;
   required?: boolean;
   autoFocus?: boolean;
 }
@@ -58,6 +62,20 @@ export function SelectField({ label, name, error, hint, value, onChange, options
           <option key={option.value} value={option.value}>{option.label}</option>
         ))}
       </select>
+      <Described id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+type TextAreaProps = FieldProps & { value: string; onInput: (event: { currentTarget: HTMLTextAreaElement }) => void; rows?: number; required?: boolean };
+
+/** A multi-line text (a prompt, a message), labelled and described like <Field>. */
+export function TextAreaField({ label, name, error, hint, rows = 4, ...input }: TextAreaProps) {
+  const id = useId();
+  return (
+    <div class={error ? "field invalid" : "field"}>
+      <label for={id}>{label}</label>
+      <textarea id={id} name={name} rows={rows} aria-invalid={error ? "true" : undefined} aria-describedby={describedBy(id, hint, error)} {...input} />
       <Described id={id} hint={hint} error={error} />
     </div>
   );

@@ -42,3 +42,10 @@ export function Success({ children }: { children: ComponentChildren }) {
     </div>
   );
 }
+
+/** A loaded value's waiting and failed states (the ready one is the screen's own). */
+export function LoadState({ state, label, onRetry }: { state: { status: string; problem?: Problem }; label: string; onRetry: () => void }) {
+  if (state.status === "loading") return <Loading label={label} />;
+  if (state.status === "failed") return <ProblemNotice problem={state.problem ?? null} onRetry={onRetry} />;
+  return null;
+}

@@ -15,6 +15,8 @@ export const DASHBOARD_CSP = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data: https:",
+  // Call recordings play from blob: URLs (fetched with the session's credentials through the client library).
+  "media-src blob:",
   "connect-src 'self'",
   "font-src 'self'",
   "base-uri 'none'",

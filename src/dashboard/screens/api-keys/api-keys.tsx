@@ -12,7 +12,7 @@ import { useConfirm } from "../../ui/confirm.tsx";
 import { DataTable } from "../../ui/data-table.tsx";
 import { Link } from "../../ui/link.tsx";
 import { PageHeader } from "../../ui/page-header.tsx";
-import { Empty, Loading, ProblemNotice } from "../../ui/status.tsx";
+import { Empty, LoadState, ProblemNotice } from "../../ui/status.tsx";
 import { CreateKey } from "./create-key.tsx";
 import { NewSecret } from "./new-secret.tsx";
 
@@ -53,8 +53,7 @@ export function ApiKeys() {
       )}
       {created && <NewSecret created={created} onDone={() => setCreated(null)} />}
       <ProblemNotice problem={revoking.problem} />
-      {keys.status === "loading" && <Loading label="Loading keys…" />}
-      {keys.status === "failed" && <ProblemNotice problem={keys.problem} onRetry={reload} />}
+      <LoadState state={keys} label="Loading keys…" onRetry={reload} />
       {keys.status === "ready" && keys.data.length === 0 && (
         <Empty title="No API keys yet">
           <p>Create one for each server or integration, so that each can be revoked on its own.</p>

@@ -5,6 +5,7 @@ import { session } from "../../lib/session.ts";
 import { useAction } from "../../lib/use-action.ts";
 import { Field, SelectField } from "../../ui/field.tsx";
 import { ProblemNotice } from "../../ui/status.tsx";
+import { FormActions } from "../../ui/form-actions.tsx";
 
 const SCOPES = [
   { value: "read-only", label: "Read-only: GET requests only" },
@@ -33,14 +34,7 @@ export function CreateKey({ onCreated, onCancel }: { onCreated: (key: ApiKeyWith
       <Field label="Name" name="name" required autoFocus hint="Where the key is used, e.g. “Production server”." value={name} error={fields.name} onInput={(e) => setName(e.currentTarget.value)} />
       <SelectField label="Scope" name="scope" value={scope} onChange={(value) => setScope(value as KeyScope)} options={SCOPES} error={fields.scope} />
       <SelectField label="Mode" name="mode" value={mode} onChange={(value) => setMode(value as "live" | "test")} options={MODES} error={fields.mode} />
-      <div class="actions">
-        <button type="button" class="button secondary" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="submit" class="button primary" disabled={action.busy}>
-          {action.busy ? "Creating…" : "Create key"}
-        </button>
-      </div>
+      <FormActions submit="Create key" busy={action.busy} busyLabel="Creating…" onCancel={onCancel} />
     </form>
   );
 }

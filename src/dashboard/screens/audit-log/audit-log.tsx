@@ -10,7 +10,7 @@ import { PAGES } from "../../paths.ts";
 import { DataTable } from "../../ui/data-table.tsx";
 import { SelectField } from "../../ui/field.tsx";
 import { PageHeader } from "../../ui/page-header.tsx";
-import { Empty, Loading, ProblemNotice } from "../../ui/status.tsx";
+import { Empty, LoadState } from "../../ui/status.tsx";
 import { allKeys } from "../api-keys/api-keys.tsx";
 
 const PAGE_SIZE = 50;
@@ -48,8 +48,7 @@ export function AuditLog({ query }: { query: URLSearchParams }) {
       <div class="filters">
         <SelectField label="API key" name="key" value={keyId} options={options} onChange={(value) => navigate(withQuery(PAGES.auditLog, { key: value }), { replace: true })} />
       </div>
-      {entries.status === "loading" && <Loading label="Loading the audit log…" />}
-      {entries.status === "failed" && <ProblemNotice problem={entries.problem} onRetry={reload} />}
+      <LoadState state={entries} label="Loading the audit log…" onRetry={reload} />
       {entries.status === "ready" && entries.data.length === 0 && (
         <Empty title={keyId ? "No requests with this key" : "Nothing recorded yet"}>
           <p>{keyId ? "Nothing has used this key yet (or not within the log's retention)." : "Requests that change something, and every request made with an API key, appear here."}</p>

@@ -9,7 +9,7 @@ import { PAGES } from "../../paths.ts";
 import { useConfirm } from "../../ui/confirm.tsx";
 import { DataTable } from "../../ui/data-table.tsx";
 import { PageHeader } from "../../ui/page-header.tsx";
-import { Empty, Loading, ProblemNotice } from "../../ui/status.tsx";
+import { Empty, LoadState, ProblemNotice } from "../../ui/status.tsx";
 
 async function allSessions(): Promise<Session[]> {
   const sessions: Session[] = [];
@@ -42,8 +42,7 @@ export function Sessions() {
         </button>
       </PageHeader>
       <ProblemNotice problem={action.problem} />
-      {sessions.status === "loading" && <Loading label="Loading sessions…" />}
-      {sessions.status === "failed" && <ProblemNotice problem={sessions.problem} onRetry={reload} />}
+      <LoadState state={sessions} label="Loading sessions…" onRetry={reload} />
       {sessions.status === "ready" && sessions.data.length === 0 && <Empty title="No sessions" />}
       {sessions.status === "ready" && sessions.data.length > 0 && (
         <DataTable caption="Sessions" columns={["Device", "IP address", "Signed in", "Last used", null]}>

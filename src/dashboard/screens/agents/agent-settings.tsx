@@ -1,0 +1,254 @@
+// Every setting of an agent in one form, in sections: what it says, its brain (a flow, or a language
+// model), voice, transcriber, turn-taking, voicemail, tools, knowledge bases and extraction. Saving sends
+// the whole configuration (a new version); the server's errors[] mark the fields, and are listed too.
+import { useEffect, useState } from "preact/hooks";
+import type { Agent, AgentTool, AgentUpdate, ExtractionField, KnowledgeBase, Provider, Tool, TurnTaking } from "../../../sdk/ts/src/index.ts";
+import { session } from "../../lib/session.ts";
+import { useAction } from "../../lib/use-action.ts";
+import { useLoad } from "../../lib/use-load.ts";
+import { Field, SelectField, TextAreaField } from "../../ui/field.tsx";
+import { Loading, ProblemNotice, Success } from "../../ui/status.tsx";
+import { allProviders } from "./create-agent.tsx";
+import { DEFAULT_FLOW, FlowEditor, type Flow } from "./flow-editor.tsx";
+import { Check, errorUnder, ListField, NumberField, type Errors } from "./form-kit.tsx";
+import { TranscriberSettings, VoiceSettings } from "./voice-settings.tsx";
+
+type Config = Required<Omit<AgentUpdate, "webhook_url" | "webhook_events" | "metadata">>;
+
+const BUILTIN_TOOLS: { type: Exclude<AgentTool["type"], "function">; label: string }[] = [
+  { type: "end_call", label: "End the call" },
+  { type: "transfer_call", label: "Transfer the call (needs a transfer number)" },
+  { type: "knowledge_search", label: "Search the knowledge bases" },
+  { type: "send_dtmf", label: "Press phone keys (DTMF)" },
+];
+
+function configOf(agent: Agent): Config {
+  const { id: _id, object: _object, version: _version, created_at: _c, updated_at: _u, webhook_url: _w, webhook_events: _e, metadata: _m, ...config } = agent;
+  return config;
+}
+
+async function lookups(): Promise<{ providers: Provider[]; tools: Tool[]; knowledgeBases: KnowledgeBase[] }> {
+  const tools: Tool[] = [];
+  const knowledgeBases: KnowledgeBase[] = [];
+  const [providers] = await Promise.all([
+    allProviders(),
+    (async () => {
+      for await (const tool of session.client.tools.list({ limit: 100 })) tools.push(tool);
+    })(),
+    (async () => {
+      for await (const kb of session.client.knowledgeBases.list({ limit: 100 })) knowledgeBases.push(kb);
+    })(),
+  ]);
+  return { providers, tools, knowledgeBases };
+}
+
+export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agent: Agent) => void }) {
+  const [draft, setDraft] = useState<Config>(() => configOf(agent));
+  // The flow is kept while the brain is switched to a model and back.
+  const [flow, setFlow] = useState<Flow>(agent.brain.type === "flow" ? agent.brain.flow : DEFAULT_FLOW);
+  const [saved, setSaved] = useState(false);
+  const [refs, reloadRefs] = useLoad(lookups, []);
+  const action = useAction();
+  useEffect(() => {
+    setDraft(configOf(agent));
+    if (agent.brain.type === "flow") setFlow(agent.brain.flow);
+  }, [agent.version]);
+  const set = (part: Partial<Config>) => {
+    setSaved(false);
+    setDraft((before) => ({ ...before, ...part }));
+  };
+  const setTurn = (part: Partial<TurnTaking>) => set({ turn_taking: { ...draft.turn_taking, ...part } });
+  const errors: Errors = action.problem?.fields ?? {};
+  const providers = refs.status === "ready" ? refs.data.providers : [];
+  const tools = refs.status === "ready" ? refs.data.tools : [];
+  const knowledgeBases = refs.status === "ready" ? refs.data.knowledgeBases : [];
+  const brain = draft.brain;
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setSaved(false);
+    if (await action.run(async () => onSaved(await session.client.agents.update(agent.id, draft)))) setSaved(true);
+  };
+  const setBrainType = (type: string) => {
+    if (type === brain.type) return;
+    if (type === "flow") return set({ brain: { type: "flow", flow } });
+    const llm = providers.find((p) => p.kind === "openai-compatible" && p.capabilities.includes("llm"));
+    set({ brain: { type: "llm", provider_id: llm?.id ?? "", model: String(llm?.settings.chat_model ?? ""), temperature: 0.7, max_tokens: 400 } });
+  };
+  const hasTool = (type: string, toolId?: string) => draft.tools.some((t) => t.type === type && (!toolId || ("tool_id" in t && t.tool_id === toolId)));
+  const toggleTool = (tool: AgentTool, on: boolean) =>
+    set({ tools: on ? [...draft.tools, tool] : draft.tools.filter((t) => !(t.type === tool.type && (!("tool_id" in tool) || ("tool_id" in t && t.tool_id === tool.tool_id)))) });
+  const setExtraction = (i: number, part: Partial<ExtractionField>) => set({ extraction: draft.extraction.map((f, j) => (j === i ? { ...f, ...part } : f)) });
+  const llmOptions = [{ value: "", label: "— choose a connection —" }, ...providers.filter((p) => p.kind === "openai-compatible").map((p) => ({ value: p.id, label: p.name }))];
+
+  return (
+    <form class="agents-settings" onSubmit={save} noValidate aria-label="Agent settings">
+      <ProblemNotice problem={action.problem} />
+      {action.problem && Object.keys(errors).length > 0 && (
+        <ul class="agents-errors" aria-label="Problems the server found">
+          {Object.entries(errors).map(([field, message]) => (
+            <li key={field}>
+              <code>{field}</code>: {message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {refs.status === "failed" && <ProblemNotice problem={refs.problem} onRetry={reloadRefs} />}
+
+      <fieldset class="agents-section">
+        <legend>Conversation</legend>
+        <div class="agents-grid">
+          <Field label="Name" name="name" value={draft.name} error={errors.name} onInput={(e) => set({ name: e.currentTarget.value })} />
+          <Field label="Language" name="language" hint="BCP 47, e.g. en-US" value={draft.language} error={errors.language} onInput={(e) => set({ language: e.currentTarget.value })} />
+        </div>
+        <SelectField
+          label="Who speaks first"
+          name="first_message_mode"
+          value={draft.first_message_mode}
+          error={errors.first_message_mode}
+          onChange={(mode) => set({ first_message_mode: mode as Config["first_message_mode"] })}
+          options={[
+            { value: "agent_first", label: "The agent greets the caller" },
+            { value: "caller_first", label: "The agent waits for the caller" },
+          ]}
+        />
+        <TextAreaField label="First message" name="first_message" rows={2} hint="The greeting; {{variables}} allowed." value={draft.first_message ?? ""} error={errors.first_message} onInput={(e) => set({ first_message: e.currentTarget.value || null })} />
+        <TextAreaField label="Prompt" name="system_prompt" rows={6} hint="Instructions for a language-model brain; {{variables}} are filled from the call or contact." value={draft.system_prompt} error={errors.system_prompt} onInput={(e) => set({ system_prompt: e.currentTarget.value })} />
+      </fieldset>
+
+      <fieldset class="agents-section">
+        <legend>Brain</legend>
+        <SelectField
+          label="Brain"
+          name="brain.type"
+          value={brain.type}
+          error={errors.brain}
+          onChange={setBrainType}
+          options={[
+            { value: "flow", label: "Flow: deterministic steps, no model needed" },
+            { value: "llm", label: "Language model with tools" },
+          ]}
+        />
+        {brain.type === "llm" && (
+          <>
+            <SelectField label="Model provider" name="brain.provider_id" value={brain.provider_id} error={errors["brain.provider_id"]} onChange={(provider_id) => set({ brain: { ...brain, provider_id } })} options={llmOptions} hint="An OpenAI-compatible connection (Providers)." />
+            <div class="agents-grid">
+              <Field label="Model" name="brain.model" value={brain.model} error={errors["brain.model"]} onInput={(e) => set({ brain: { ...brain, model: e.currentTarget.value } })} />
+              <NumberField label="Temperature" name="brain.temperature" min={0} max={2} step={0.1} value={brain.temperature} errors={errors} onChange={(temperature) => set({ brain: { ...brain, temperature } })} />
+              <NumberField label="Max tokens" name="brain.max_tokens" min={1} max={32000} value={brain.max_tokens} errors={errors} onChange={(max_tokens) => set({ brain: { ...brain, max_tokens } })} />
+            </div>
+            <Field label="Fallback message (optional)" name="brain.fallback_message" hint="Said when the model fails mid-call." value={brain.fallback_message ?? ""} error={errors["brain.fallback_message"]} onInput={(e) => set({ brain: { ...brain, fallback_message: e.currentTarget.value || undefined } })} />
+          </>
+        )}
+        {brain.type === "flow" && (
+          <FlowEditor
+            flow={brain.flow}
+            tools={tools}
+            errors={errors}
+            onChange={(next) => {
+              setFlow(next);
+              set({ brain: { type: "flow", flow: next } });
+            }}
+          />
+        )}
+      </fieldset>
+
+      <VoiceSettings voice={draft.voice} onChange={(voice) => set({ voice })} errors={errors} providers={providers} previewText={draft.first_message ?? ""} />
+      <TranscriberSettings transcriber={draft.transcriber} onChange={(transcriber) => set({ transcriber })} errors={errors} providers={providers} />
+
+      <fieldset class="agents-section">
+        <legend>Turn-taking</legend>
+        <div class="agents-grid">
+          <NumberField label="Pause before answering (ms)" name="turn_taking.endpointing_ms" min={100} max={5000} value={draft.turn_taking.endpointing_ms} errors={errors} onChange={(endpointing_ms) => setTurn({ endpointing_ms: endpointing_ms! })} />
+          <NumberField label="Longest call (s)" name="turn_taking.max_duration_s" min={10} max={14400} value={draft.turn_taking.max_duration_s} errors={errors} onChange={(max_duration_s) => setTurn({ max_duration_s: max_duration_s! })} />
+        </div>
+        <Check name="turn_taking.interruptions.enabled" checked={draft.turn_taking.interruptions.enabled} onChange={(enabled) => setTurn({ interruptions: { ...draft.turn_taking.interruptions, enabled } })}>
+          Callers can interrupt the agent
+        </Check>
+        <NumberField label="Speech that counts as an interruption (ms)" name="turn_taking.interruptions.min_speech_ms" min={50} max={2000} value={draft.turn_taking.interruptions.min_speech_ms} errors={errors} onChange={(min_speech_ms) => setTurn({ interruptions: { ...draft.turn_taking.interruptions, min_speech_ms: min_speech_ms! } })} />
+        <div class="agents-grid">
+          <NumberField label="Remind after silence (s)" name="turn_taking.silence.reminder_after_s" min={1} max={600} value={draft.turn_taking.silence.reminder_after_s} errors={errors} onChange={(reminder_after_s) => setTurn({ silence: { ...draft.turn_taking.silence, reminder_after_s: reminder_after_s! } })} />
+          <NumberField label="Hang up after silence (s)" name="turn_taking.silence.timeout_s" min={1} max={3600} value={draft.turn_taking.silence.timeout_s} errors={errors} onChange={(timeout_s) => setTurn({ silence: { ...draft.turn_taking.silence, timeout_s: timeout_s! } })} />
+        </div>
+        <Field label="Reminder" name="turn_taking.silence.reminder_message" value={draft.turn_taking.silence.reminder_message} error={errors["turn_taking.silence.reminder_message"]} onInput={(e) => setTurn({ silence: { ...draft.turn_taking.silence, reminder_message: e.currentTarget.value } })} />
+        <ListField label="Phrases that end the call" name="turn_taking.end_call_phrases" lines hint="One a line." value={draft.turn_taking.end_call_phrases} errors={errors} onChange={(end_call_phrases) => setTurn({ end_call_phrases })} />
+      </fieldset>
+
+      <fieldset class="agents-section">
+        <legend>Voicemail and transfers</legend>
+        <SelectField
+          label="When a machine answers an outbound call"
+          name="voicemail.action"
+          value={draft.voicemail.action}
+          error={errors["voicemail.action"]}
+          onChange={(action) => set({ voicemail: { ...draft.voicemail, action: action as Config["voicemail"]["action"] } })}
+          options={[
+            { value: "hang_up", label: "Hang up" },
+            { value: "leave_message", label: "Leave a message" },
+          ]}
+        />
+        {draft.voicemail.action === "leave_message" && (
+          <TextAreaField label="Voicemail message" name="voicemail.message" rows={2} value={draft.voicemail.message ?? ""} error={errors["voicemail.message"]} onInput={(e) => set({ voicemail: { ...draft.voicemail, message: e.currentTarget.value || null } })} />
+        )}
+        <Field label="Transfer number" name="transfer_number" hint="E.164 (+14155550123) or a SIP URI; empty for none." value={draft.transfer_number ?? ""} error={errors.transfer_number} onInput={(e) => set({ transfer_number: e.currentTarget.value.trim() || null })} />
+      </fieldset>
+
+      <fieldset class="agents-section agents-checks">
+        <legend>Tools</legend>
+        {BUILTIN_TOOLS.map((tool) => (
+          <Check key={tool.type} name={`tools.${tool.type}`} checked={hasTool(tool.type)} onChange={(on) => toggleTool({ type: tool.type }, on)}>
+            {tool.label}
+          </Check>
+        ))}
+        {tools.map((tool) => (
+          <Check key={tool.id} name={`tools.${tool.id}`} checked={hasTool("function", tool.id)} onChange={(on) => toggleTool({ type: "function", tool_id: tool.id }, on)}>
+            Function <code>{tool.name}</code>: {tool.description}
+          </Check>
+        ))}
+        {refs.status === "loading" && <Loading label="Loading tools…" />}
+        {refs.status === "ready" && tools.length === 0 && <p class="hint">No functions yet: add tools (webhooks the agent can call) under Tools.</p>}
+        {errorUnder(errors, "tools") && <p class="field-error">{errorUnder(errors, "tools")}</p>}
+      </fieldset>
+
+      <fieldset class="agents-section agents-checks">
+        <legend>Knowledge bases</legend>
+        {knowledgeBases.map((kb) => (
+          <Check key={kb.id} name={`knowledge_base_ids.${kb.id}`} checked={draft.knowledge_base_ids.includes(kb.id)} onChange={(on) => set({ knowledge_base_ids: on ? [...draft.knowledge_base_ids, kb.id] : draft.knowledge_base_ids.filter((id) => id !== kb.id) })}>
+            {kb.name}
+          </Check>
+        ))}
+        {refs.status === "ready" && knowledgeBases.length === 0 && <p class="hint">No knowledge bases yet.</p>}
+        {errorUnder(errors, "knowledge_base_ids") && <p class="field-error">{errorUnder(errors, "knowledge_base_ids")}</p>}
+      </fieldset>
+
+      <fieldset class="agents-section">
+        <legend>Extraction after the call</legend>
+        <p class="hint">Fields filled from the conversation into <code>extracted</code> of the call.</p>
+        {draft.extraction.map((field, i) => (
+          <div class="agents-subrow" key={i}>
+            <Field label={`Field ${i + 1}: name`} name={`extraction[${i}].name`} value={field.name} error={errors[`extraction[${i}].name`]} onInput={(e) => setExtraction(i, { name: e.currentTarget.value })} />
+            <SelectField label="Type" name={`extraction[${i}].type`} value={field.type} onChange={(type) => setExtraction(i, { type: type as ExtractionField["type"] })} options={["string", "number", "boolean", "enum"].map((value) => ({ value, label: value }))} />
+            <Field label="Description" name={`extraction[${i}].description`} value={field.description} error={errors[`extraction[${i}].description`]} onInput={(e) => setExtraction(i, { description: e.currentTarget.value })} />
+            {field.type === "enum" && <ListField label="Options" name={`extraction[${i}].options`} hint="Comma-separated" value={field.options ?? []} errors={errors} onChange={(options) => setExtraction(i, { options: options.length ? options : undefined })} />}
+            <button type="button" class="button danger-ghost" aria-label={`Remove field ${i + 1}`} onClick={() => set({ extraction: draft.extraction.filter((_, j) => j !== i) })}>
+              Remove
+            </button>
+          </div>
+        ))}
+        <button type="button" class="button secondary agents-inline" onClick={() => set({ extraction: [...draft.extraction, { name: "", type: "string", description: "" }] })}>
+          Add field
+        </button>
+      </fieldset>
+
+      <div class="agents-savebar">
+        {saved && <Success>Saved as version {agent.version}.</Success>}
+        <button type="button" class="button secondary" disabled={action.busy} onClick={() => (setDraft(configOf(agent)), action.reset(), setSaved(false))}>
+          Discard changes
+        </button>
+        <button type="submit" class="button primary" disabled={action.busy}>
+          {action.busy ? "Saving…" : "Save"}
+        </button>
+      </div>
+    </form>
+  );
+}
