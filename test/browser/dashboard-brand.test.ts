@@ -5,8 +5,8 @@ import { deflateSync } from "node:zlib";
 import type { Browser, Page } from "playwright-core";
 import { builtBinary } from "../helpers/binary.ts";
 import { chromiumAvailable, launchChromium } from "../helpers/chromium.ts";
-import { dashboardHarness, heading } from "../helpers/dashboard-browser.ts";
-import { registerUser } from "../helpers/fixtures.ts";
+import { dashboardHarness, heading, signIn } from "../helpers/dashboard-browser.ts";
+import { registerOperator, registerUser } from "../helpers/fixtures.ts";
 import { spawnServer, type ServerProcess } from "../helpers/process.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";
 
@@ -99,6 +99,22 @@ describe.skipIf(!chromiumAvailable())("branding by Host", () => {
     expect(await brandOf(plain.page)).toMatchObject({ name: "Parley", logo: null, sheets: 0 });
     await h.screen(plain.page, "sign-in-on-instance");
     await plain.context.close();
+  }, 30_000);
+
+  test("the operator console shows on the instance's own address, never on a reseller's domain", async () => {
+    const operator = await registerOperator(h.server, "console");
+    const port = new URL(h.server.url).port;
+    const onDomain = await branded.newContext();
+    const page = await onDomain.newPage();
+    await page.goto(`http://${DOMAIN}:${port}/login`);
+    await signIn(page, operator.email, operator.password);
+    await page.getByRole("link", { name: "Agents" }).waitFor();
+    expect(await page.getByRole("link", { name: "Operator" }).count()).toBe(0);
+    await onDomain.close();
+    const own = await h.open("/login");
+    await signIn(own.page, operator.email, operator.password);
+    await own.page.getByRole("link", { name: "Operator" }).waitFor();
+    await own.context.close();
   }, 30_000);
 
   test("no console error anywhere, and axe-core finds nothing serious", () => {

@@ -1,6 +1,7 @@
 // The signed-in frame, after PocketBase's admin UI: a sidebar of sections, a top bar with the workspace,
 // the theme and the account, and the screen. Under 720 px the sidebar becomes a bar above the screen.
 import type { ComponentChildren } from "preact";
+import { useBrand } from "../lib/branding.ts";
 import { navigate } from "../lib/router.ts";
 import { session, type SessionState } from "../lib/session.ts";
 import { PAGES } from "../paths.ts";
@@ -36,6 +37,7 @@ function sectionOf(path: string): string | undefined {
 
 export function Shell({ state, path, children }: { state: SessionState; path: string; children: ComponentChildren }) {
   const current = sectionOf(path);
+  const brand = useBrand();
   const signOut = async () => {
     await session.signOut().catch(() => undefined);
     navigate(PAGES.signIn);
@@ -51,8 +53,8 @@ export function Shell({ state, path, children }: { state: SessionState; path: st
         </Link>
         <nav aria-label="Sections">
           <ul>
-            {/* The operator's console shows only in the instance operator's workspace. */}
-            {SECTIONS.filter((section) => !section.operatorOnly || state.workspaces.find((w) => w.id === state.workspaceId)?.is_operator).map((section) => (
+            {/* The operator's console shows only in the instance operator's workspace, on the instance's own address. */}
+            {SECTIONS.filter((section) => !section.operatorOnly || (!brand.resellerDomain && state.workspaces.find((w) => w.id === state.workspaceId)?.is_operator)).map((section) => (
               <li key={section.path}>
                 <Link href={section.path} class="nav-link" aria-current={section.path === current ? "page" : undefined}>
                   <svg class="nav-icon" viewBox="0 0 24 24" aria-hidden="true">

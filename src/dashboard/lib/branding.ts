@@ -7,9 +7,11 @@ import { session } from "./session.ts";
 export interface Brand {
   name: string;
   logoUrl: string | null;
+  /** On a reseller's custom domain; the instance's own address otherwise (where the operator console is). */
+  resellerDomain: boolean;
 }
 
-let brand: Brand = { name: document.title || "Parley", logoUrl: null };
+let brand: Brand = { name: document.title || "Parley", logoUrl: null, resellerDomain: false };
 const listeners = new Set<(brand: Brand) => void>();
 
 export function applyBranding(branding: Branding): void {
@@ -24,7 +26,7 @@ export function applyBranding(branding: Branding): void {
     sheet.replaceSync(branding.custom_css);
     document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
   }
-  brand = { name: branding.product_name, logoUrl: sameOriginLogo(branding.logo_url) };
+  brand = { name: branding.product_name, logoUrl: sameOriginLogo(branding.logo_url), resellerDomain: branding.source === "domain" };
   for (const listener of listeners) listener(brand);
 }
 
