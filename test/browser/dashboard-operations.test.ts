@@ -1,16 +1,18 @@
 // The dashboard's operations screens in Chromium against a real server: a number bought, assigned to an
-// agent and released; a carrier connection added (its secret masked) and removed; a campaign whose CSV
+// agent and released, another relabelled with its inbound settings changed; a carrier connection added
+// (its secret masked) and removed, another renamed with its trunk changed and its password replaced; a campaign whose CSV
 // has one bad row (listed as rejected), run to completion on the simulated carrier with its counters
 // moving, and its results downloaded; a call scheduled and canceled; and settings → webhooks: an endpoint
 // on a loopback receiver that answers 500 until its delivery dead-letters (the server's clock moved
 // through the retry schedule), then, the receiver fixed, the dead letter replayed from the Failed tab
-// and shown delivered. The server's clock is real time that the test can jump forward (ShiftedClock).
+// and shown delivered, then the endpoint's URL, events and description changed. Each edit is first
+// refused by the server with the field highlighted. The server's clock is real time that the test can jump forward (ShiftedClock).
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { callingAgent } from "../helpers/campaigns.ts";
 import { chromiumAvailable } from "../helpers/chromium.ts";
-import { dashboardHarness, heading, signIn } from "../helpers/dashboard-browser.ts";
+import { dashboardHarness, heading, overflowing, signIn } from "../helpers/dashboard-browser.ts";
 import { createKey, registerUser, type RegisteredUser } from "../helpers/fixtures.ts";
 import { ShiftedClock } from "../helpers/server.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
@@ -28,16 +30,20 @@ describe.skipIf(!chromiumAvailable())("operations screens in Chromium", () => {
   let key: string;
   let owner: { context: BrowserContext; page: Page };
   let campaignId: string;
+  let calling: { numberId: string; number: string };
   const api = {
     get: (path: string) => h.server.api.get(path, { token: key }),
+    post: (path: string, body: unknown) => h.server.api.post(path, body, { token: key }),
+    delete: (path: string) => h.server.api.delete(path, { token: key }),
     patch: (path: string, body: unknown) => h.server.api.patch(path, body, { token: key }),
   };
+  /** What sticks out past a 360 px screen, outside the frames that scroll sideways. */
   const section = (page: Page, name: string) => page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name, exact: true }).click();
 
   test("phone numbers: one bought from the simulated carrier, assigned to an agent, released after confirming", async () => {
     user = await registerUser(h.server.api, "operator");
     key = (await createKey(h.server.api, user.token, "admin")).secret;
-    await callingAgent(h.server.api, key); // "Campaign agent", with a 415 number as its caller id
+    calling = await callingAgent(h.server.api, key); // "Campaign agent", with a 415 number as its caller id
     expect((await h.server.api.post("/v1/agents", { name: "Front desk", first_message: "Hello." }, { token: key })).status).toBe(201);
     owner = await h.open("/login");
     const { page } = owner;
@@ -74,6 +80,46 @@ describe.skipIf(!chromiumAvailable())("operations screens in Chromium", () => {
     expect((await api.get(`/v1/phone-numbers/${owned.id}`)).status).toBe(404);
   }, 30_000);
 
+  test("phone numbers: one edited: a label too long refused (highlighted), then relabelled, its inbound calls turned off and given a variable", async () => {
+    const { page } = owner;
+    const { number, numberId } = calling;
+    await section(page, "Numbers");
+    await heading(page, "Phone numbers");
+    const row = page.getByRole("row", { name: new RegExp(`\\${number}`) });
+    await row.getByRole("button", { name: `Edit ${number}` }).click();
+    const form = page.getByRole("form", { name: `Edit ${number}` });
+    await form.getByLabel("Label", { exact: true }).fill("x".repeat(101));
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await form.locator('input[name="label"][aria-invalid="true"]').waitFor();
+    await h.screen(page, "number-edit-invalid");
+    await form.getByLabel("Label", { exact: true }).fill("Sales line");
+    await form.getByLabel("Answer inbound calls").uncheck();
+    await form.getByRole("button", { name: "Add a variable" }).click();
+    await form.getByLabel("Variable 1 name").fill("department");
+    await form.getByLabel("Variable 1 value").fill("sales");
+    await h.screen(page, "number-edit");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText(`Saved the changes to ${number}.`).waitFor();
+    await form.waitFor({ state: "detached" });
+    await row.getByText("Sales line").waitFor();
+    expect(await row.textContent()).toContain("Rejected");
+    expect(await row.textContent()).toContain("1 variable");
+    const saved = (await api.get(`/v1/phone-numbers/${numberId}`)).body;
+    expect(saved.label).toBe("Sales line");
+    expect(saved.inbound).toEqual({ enabled: false, variables: { department: "sales" } });
+
+    // Opened again, the form shows what was saved; the variable removed and calls answered again.
+    await row.getByRole("button", { name: `Edit ${number}` }).click();
+    expect(await form.getByLabel("Variable 1 value").inputValue()).toBe("sales");
+    expect(await form.getByLabel("Answer inbound calls").isChecked()).toBe(false);
+    await form.getByRole("button", { name: "Remove variable 1" }).click();
+    await form.getByLabel("Answer inbound calls").check();
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await form.waitFor({ state: "detached" });
+    await row.getByText("Answered").waitFor();
+    expect((await api.get(`/v1/phone-numbers/${numberId}`)).body.inbound).toEqual({ enabled: true, variables: {} });
+  }, 30_000);
+
   test("carrier connections: a SIP trunk refused without its trunk (the field highlighted), then added with its password masked, then removed", async () => {
     const { page } = owner;
     await section(page, "Carriers");
@@ -98,6 +144,40 @@ describe.skipIf(!chromiumAvailable())("operations screens in Chromium", () => {
     await row.getByRole("button", { name: "Remove Office PBX" }).click();
     await page.getByRole("button", { name: "Remove connection" }).click();
     await row.waitFor({ state: "detached" });
+  }, 30_000);
+
+  test("carrier connections: a SIP trunk edited: its trunk refused when cleared (highlighted), then renamed, the trunk changed and the password replaced (masked)", async () => {
+    const { page } = owner;
+    const created = await api.post("/v1/telephony/carriers", { name: "Branch PBX", kind: "sip", settings: { trunk: "127.0.0.1:5997", listen_port: 0 }, credentials: { username: "parley", password: "old-password-1122" } });
+    expect(created.status).toBe(201);
+    await section(page, "Numbers"); // away and back: the list is read again
+    await section(page, "Carriers");
+    await heading(page, "Carrier connections");
+    await page.getByRole("row", { name: /Branch PBX/ }).getByRole("button", { name: "Edit Branch PBX" }).click();
+    const form = page.getByRole("form", { name: "Edit “Branch PBX”" });
+    expect(await form.getByLabel("Trunk").inputValue()).toBe("127.0.0.1:5997");
+    const password = form.getByLabel("New password");
+    expect(await password.inputValue()).toBe("");
+    await form.getByText("Now ••••1122").waitFor();
+    await form.getByLabel("Name", { exact: true }).fill("Branch office PBX");
+    await form.getByLabel("Trunk").fill("");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await form.locator('input[name="settings.trunk"][aria-invalid="true"]').waitFor();
+    await h.screen(page, "carrier-edit-invalid");
+    await form.getByLabel("Trunk").fill("127.0.0.1:5996");
+    await password.fill("new-password-4455");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Saved the changes to “Branch office PBX”.").waitFor();
+    const row = page.getByRole("row", { name: /Branch office PBX/ });
+    await row.getByText("127.0.0.1:5996").waitFor();
+    expect(await row.textContent()).toContain("••••4455");
+    expect(await page.getByText("password-4455").count()).toBe(0);
+    await h.screen(page, "carrier-edited");
+    const saved = (await api.get(`/v1/telephony/carriers/${created.body.id}`)).body;
+    expect(saved.name).toBe("Branch office PBX");
+    expect(saved.settings).toEqual({ trunk: "127.0.0.1:5996", listen_port: 0 });
+    expect(saved.credentials).toEqual({ username: "••••", password: "••••4455" });
+    expect((await api.delete(`/v1/telephony/carriers/${created.body.id}`)).status).toBe(204);
   }, 30_000);
 
   test("a campaign: created, its CSV uploaded with the bad row reported, run to completion with the counters moving, results downloaded", async () => {
@@ -239,7 +319,33 @@ describe.skipIf(!chromiumAvailable())("operations screens in Chromium", () => {
     }
   }, 60_000);
 
-  test("360 px wide and dark: a campaign, the numbers and the webhook deliveries fit, with nothing wider than the screen outside scrolling frames", async () => {
+  test("settings → webhooks: an endpoint edited: a URL with credentials refused (highlighted), then its URL, events and description changed", async () => {
+    const { page } = owner;
+    const [endpoint] = (await api.get("/v1/webhooks")).body.data;
+    await section(page, "Webhooks");
+    await heading(page, "Webhooks");
+    await page.getByRole("button", { name: `Edit ${endpoint.url}` }).click();
+    const form = page.getByRole("form", { name: `Edit ${endpoint.url}` });
+    expect(await form.getByLabel("URL").inputValue()).toBe(endpoint.url);
+    await form.getByLabel("URL").fill("https://user:secret@example.com/parley");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await form.locator('input[name="url"][aria-invalid="true"]').waitFor();
+    expect(await form.textContent()).toContain("must not carry credentials");
+    await h.screen(page, "webhook-edit-invalid");
+    await form.getByLabel("URL").fill("https://example.com/parley");
+    await form.getByRole("checkbox", { name: /call\.failed/ }).check();
+    await form.getByLabel("Description").fill("Operations team");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Saved the changes to https://example.com/parley.").waitFor();
+    const row = page.getByRole("row", { name: /example\.com\/parley/ });
+    await row.getByText("Operations team").waitFor();
+    expect(await row.textContent()).toContain("call.completed, call.failed");
+    await h.screen(page, "webhook-edited");
+    const saved = (await api.get(`/v1/webhooks/${endpoint.id}`)).body;
+    expect(saved).toMatchObject({ url: "https://example.com/parley", events: ["call.completed", "call.failed"], description: "Operations team" });
+  }, 30_000);
+
+  test("360 px wide and dark: a campaign, the numbers (and a number's edit form) and the webhook deliveries fit, with nothing wider than the screen outside scrolling frames", async () => {
     const { context, page } = await h.open("/login", { width: 360, height: 740, colorScheme: "dark" });
     await signIn(page, user.email, user.password);
     await page.getByRole("navigation", { name: "Sections" }).waitFor(); // signed in: the shell is drawn
@@ -251,10 +357,16 @@ describe.skipIf(!chromiumAvailable())("operations screens in Chromium", () => {
       await page.goto(h.server.url + path);
       await heading(page, title);
       await page.locator("main .panel, main table").first().waitFor();
-      const wider = await page.evaluate(() => [...document.querySelectorAll("main *")].filter((el: any) => el.getBoundingClientRect().right > 361 && !el.closest(".table-wrap, .tab-links")).map((el: any) => `${el.tagName}.${el.className}`));
-      expect(wider).toEqual([]);
+      expect(await overflowing(page)).toEqual([]);
       await h.screen(page, name);
     }
+    await page.goto(h.server.url + "/numbers");
+    await page.getByRole("button", { name: `Edit ${calling.number}` }).click();
+    const form = page.getByRole("form", { name: `Edit ${calling.number}` });
+    await form.getByRole("button", { name: "Add a variable" }).click();
+    await form.getByLabel("Variable 1 name").waitFor();
+    expect(await overflowing(page)).toEqual([]);
+    await h.screen(page, "number-edit-360px-dark");
     await context.close();
   }, 30_000);
 

@@ -100,3 +100,7 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.waitForURL((url) => url.pathname !== "/login");
   await page.locator("main h1").waitFor();
 }
+
+/** What in the screen reaches past 360 px, outside the frames that scroll sideways on purpose (tables, tab bars). */
+export const overflowing = (page: Page): Promise<string[]> =>
+  page.evaluate(() => [...document.querySelectorAll("main *")].filter((el: any) => el.getBoundingClientRect().right > 361 && !el.closest(".table-wrap, .tab-links")).map((el: any) => `${el.tagName}.${el.className}`));

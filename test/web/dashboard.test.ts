@@ -49,6 +49,9 @@ describe("the page", () => {
     expect(DASHBOARD_CSP).toContain("script-src 'self'");
     expect(DASHBOARD_CSP).toContain("style-src 'self'");
     expect(DASHBOARD_CSP).not.toContain("unsafe");
+    // Frames: only this server's own pages (a widget's preview); the dashboard itself is never framed.
+    expect(DASHBOARD_CSP).toContain("frame-src 'self';");
+    expect(DASHBOARD_CSP).toContain("frame-ancestors 'none'");
   });
 
   test("leaves other paths to the API: unknown ones are still problem+json 404s, the API answers as before", async () => {

@@ -14,7 +14,7 @@ interface FieldProps {
 interface InputProps extends FieldProps {
   value: string;
   onInput: (event: { currentTarget: HTMLInputElement }) => void;
-  type?: "text" | "email" | "password" | "number" | "url" | "color" | "datetime-local" | "tel";
+  type?: "text" | "email" | "password" | "number" | "url" | "color" | "datetime-local" | "tel" | "time";
   autocomplete?: string;
   min?: number;
   max?: number;

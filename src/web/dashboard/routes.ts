@@ -21,6 +21,8 @@ export const DASHBOARD_CSP = [
   "font-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",
+  // The widgets screen shows a widget's preview page (served by this server) in a frame.
+  "frame-src 'self'",
   "frame-ancestors 'none'",
 ].join("; ");
 

@@ -1,5 +1,5 @@
 // One agent: its settings, webhook, versions, a text playground and a browser voice call, as tabs with
-// their own URLs (/agents/:id?tab=). Saving or restoring hands the new agent back, so every tab shows the same version.
+// their own URLs (/agents/:id?tab=), and a Duplicate action. Saving or restoring hands the new agent back, so every tab shows the same version.
 import { useEffect, useState } from "preact/hooks";
 import type { Agent, AgentWithSecret } from "../../../sdk/ts/src/index.ts";
 import { session } from "../../lib/session.ts";
@@ -16,6 +16,7 @@ import { AgentVersions } from "./agent-versions.tsx";
 import { AgentWebhooks, SIGNING_SECRET_NOTE } from "./agent-webhooks.tsx";
 import { SecretOnce } from "../../ui/secret-once.tsx";
 import { agentPath, takeCreated } from "./agents.tsx";
+import { DuplicateAgent } from "./duplicate-agent.tsx";
 
 const TABS = [
   { id: "settings", label: "Settings" },
@@ -29,6 +30,7 @@ export function AgentDetail({ id, tab }: { id: string; tab: string }) {
   const [created, setCreated] = useState<AgentWithSecret | null>(() => takeCreated(id));
   const [loaded, reload] = useLoad(() => session.client.agents.get(id), [id]);
   const [agent, setAgent] = useState<Agent | null>(null);
+  const [duplicating, setDuplicating] = useState(false);
   useEffect(() => setAgent(loaded.status === "ready" ? loaded.data : null), [loaded]);
   const current = TABS.some((t) => t.id === tab) ? tab : "settings";
   return (
@@ -45,7 +47,12 @@ export function AgentDetail({ id, tab }: { id: string; tab: string }) {
       )}
       {agent && (
         <>
-          <PageHeader title={agent.name} description={`Version ${agent.version} · ${agent.brain.type === "flow" ? "Flow brain" : `Language model ${agent.brain.model}`} · ${agent.id}`} />
+          <PageHeader title={agent.name} description={`Version ${agent.version} · ${agent.brain.type === "flow" ? "Flow brain" : `Language model ${agent.brain.model}`} · ${agent.id}`}>
+            <button type="button" class="button secondary" onClick={() => setDuplicating(true)}>
+              Duplicate
+            </button>
+          </PageHeader>
+          {duplicating && <DuplicateAgent agent={agent} onClose={() => setDuplicating(false)} />}
           {created && (
             <SecretOnce title={`Webhook signing secret of “${created.name}”`} label="Signing secret" secret={created.webhook_secret} onDone={() => setCreated(null)}>
               <p>{SIGNING_SECRET_NOTE}</p>

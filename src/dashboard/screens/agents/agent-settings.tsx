@@ -11,6 +11,7 @@ import { Loading, ProblemNotice, Success } from "../../ui/status.tsx";
 import { allProviders } from "./create-agent.tsx";
 import { DEFAULT_FLOW, FlowEditor, type Flow } from "./flow-editor.tsx";
 import { Check, errorUnder, ListField, NumberField, type Errors } from "./form-kit.tsx";
+import { TestFunction } from "./test-function.tsx";
 import { TranscriberSettings, VoiceSettings } from "./voice-settings.tsx";
 
 type Config = Required<Omit<AgentUpdate, "webhook_url" | "webhook_events" | "metadata">>;
@@ -208,6 +209,7 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
         {refs.status === "loading" && <Loading label="Loading tools…" />}
         {refs.status === "ready" && tools.length === 0 && <p class="hint">No functions yet: add tools (webhooks the agent can call) under Tools.</p>}
         {errorUnder(errors, "tools") && <p class="field-error">{errorUnder(errors, "tools")}</p>}
+        {refs.status === "ready" && tools.length > 0 && <TestFunction agent={agent} tools={tools} />}
       </fieldset>
 
       <fieldset class="agents-section agents-checks">

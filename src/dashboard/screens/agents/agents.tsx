@@ -33,15 +33,14 @@ export async function allAgents(): Promise<Agent[]> {
   return agents;
 }
 
+/** Opens a new agent's (or a copy's) page, which shows its webhook signing secret once. */
+export function openCreated(agent: AgentWithSecret): void {
+  justCreated = agent;
+  navigate(agentPath(agent.id));
+}
+
 export function Agents() {
-  return (
-    <AgentList
-      onCreated={(agent) => {
-        justCreated = agent;
-        navigate(agentPath(agent.id));
-      }}
-    />
-  );
+  return <AgentList onCreated={openCreated} />;
 }
 
 function AgentList({ onCreated }: { onCreated: (agent: AgentWithSecret) => void }) {

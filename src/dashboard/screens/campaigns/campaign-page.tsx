@@ -1,5 +1,6 @@
-// One campaign: its contacts uploaded from a CSV (rejected rows listed), start, pause and cancel, live
-// counters (polled every 2 s while it runs) and the results as a CSV download.
+// One campaign: its contacts uploaded from a CSV (rejected rows listed) and listed with their states,
+// its settings (edited while draft or paused), start, pause and cancel, live counters (polled every 2 s
+// while it runs) and the results as a CSV download.
 import { useState } from "preact/hooks";
 import type { Campaign, GetCampaignStatsResponse } from "../../../sdk/ts/src/index.ts";
 import { saveFile } from "../../lib/download.ts";
@@ -13,7 +14,10 @@ import { useConfirm } from "../../ui/confirm.tsx";
 import { Link } from "../../ui/link.tsx";
 import { PageHeader } from "../../ui/page-header.tsx";
 import { Loading, ProblemNotice } from "../../ui/status.tsx";
+import { CampaignContacts, CONTACT_STATES } from "./campaign-contacts.tsx";
 import { CampaignStatus } from "./campaigns.tsx";
+import { EditCampaign } from "./create-campaign.tsx";
+import { SettingsSummary } from "./settings-summary.tsx";
 import { UploadContacts } from "./upload-contacts.tsx";
 
 const POLL_MS = 2000;
@@ -23,18 +27,7 @@ interface Loaded {
   stats: GetCampaignStatsResponse;
 }
 
-const COUNTERS: [keyof Campaign["counts"], string][] = [
-  ["total", "Contacts"],
-  ["pending", "Waiting"],
-  ["dialing", "Calling now"],
-  ["completed", "Completed"],
-  ["no_answer", "No answer"],
-  ["busy", "Busy"],
-  ["failed", "Failed"],
-  ["retry_scheduled", "Retry scheduled"],
-  ["skipped", "Skipped"],
-  ["canceled", "Canceled"],
-];
+const COUNTERS = [["total", "Contacts"], ...Object.entries(CONTACT_STATES)] as [keyof Campaign["counts"], string][];
 
 export function CampaignPage({ id }: { id: string }) {
   const [loaded, reload] = useLoad<Loaded>(async () => {
@@ -42,6 +35,7 @@ export function CampaignPage({ id }: { id: string }) {
     return { campaign, stats };
   }, [id]);
   const [live, setLive] = useState<Loaded | null>(null);
+  const [editing, setEditing] = useState(false);
   const action = useAction();
   const confirm = useConfirm();
   const current = live ?? (loaded.status === "ready" ? loaded.data : null);
@@ -140,9 +134,13 @@ export function CampaignPage({ id }: { id: string }) {
           ))}
         </dl>
       </section>
-      {campaign.status === "draft" || campaign.status === "paused" ? (
-        <UploadContacts campaign={campaign} onUploaded={refresh} />
-      ) : null}
+      {editing && canStart ? (
+        <EditCampaign campaign={campaign} onCancel={() => setEditing(false)} onSaved={() => (setEditing(false), refresh())} />
+      ) : (
+        <SettingsSummary campaign={campaign} onEdit={canStart ? () => setEditing(true) : undefined} />
+      )}
+      {canStart ? <UploadContacts campaign={campaign} onUploaded={refresh} /> : null}
+      <CampaignContacts campaign={campaign} />
       {confirm.dialog}
     </>
   );

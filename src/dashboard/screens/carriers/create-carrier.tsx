@@ -5,7 +5,8 @@ import { useAction } from "../../lib/use-action.ts";
 import { Field, SelectField } from "../../ui/field.tsx";
 import { FormActions } from "../../ui/form-actions.tsx";
 import { ProblemNotice } from "../../ui/status.tsx";
-import { filled, KINDS, type CarrierKind, type KindField } from "./carrier-kinds.ts";
+import { filled, KINDS, type CarrierKind } from "./carrier-kinds.ts";
+import { KindFields } from "./kind-fields.tsx";
 
 export function CreateCarrier({ onCreated, onCancel }: { onCreated: () => void; onCancel: () => void }) {
   const [name, setName] = useState("");
@@ -22,38 +23,14 @@ export function CreateCarrier({ onCreated, onCancel }: { onCreated: () => void; 
     });
     if (ok) onCreated();
   };
-  const group = (prefix: "settings" | "credentials", list: KindField[], values: Record<string, string>, set: (next: Record<string, string>) => void) =>
-    list.map((field) => (
-      <Field
-        key={`${kind}-${field.name}`}
-        label={field.label}
-        name={`${prefix}.${field.name}`}
-        type={field.secret ? "password" : field.number ? "number" : "text"}
-        autocomplete={field.secret ? "new-password" : "off"}
-        hint={field.hint}
-        value={values[field.name] ?? ""}
-        error={fields[`${prefix}.${field.name}`]}
-        onInput={(e) => set({ ...values, [field.name]: e.currentTarget.value })}
-      />
-    ));
   return (
     <form class="panel" onSubmit={submit} noValidate aria-labelledby="new-carrier-title">
       <h2 id="new-carrier-title">New carrier connection</h2>
       <ProblemNotice problem={action.problem} />
       <Field label="Name" name="name" required autoFocus value={name} hint="E.g. “Office PBX”." error={fields.name} onInput={(e) => setName(e.currentTarget.value)} />
       <SelectField label="Kind" name="kind" value={kind} onChange={(value) => setKind(value as CarrierKind)} options={KINDS} error={fields.kind} />
-      {spec.settings.length > 0 && (
-        <fieldset class="ops-fieldset">
-          <legend>Settings</legend>
-          {group("settings", spec.settings, settings, setSettings)}
-        </fieldset>
-      )}
-      {spec.credentials.length > 0 && (
-        <fieldset class="ops-fieldset">
-          <legend>Secrets</legend>
-          {group("credentials", spec.credentials, credentials, setCredentials)}
-        </fieldset>
-      )}
+      {spec.settings.length > 0 && <KindFields key={`${kind}-settings`} group="settings" list={spec.settings} values={settings} onChange={setSettings} errors={fields} />}
+      {spec.credentials.length > 0 && <KindFields key={`${kind}-credentials`} group="credentials" list={spec.credentials} values={credentials} onChange={setCredentials} errors={fields} />}
       <FormActions submit="Add connection" busyLabel="Adding…" busy={action.busy} onCancel={onCancel} />
     </form>
   );

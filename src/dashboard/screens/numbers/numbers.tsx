@@ -1,5 +1,5 @@
 // Phone numbers: buy one from a carrier's inventory or import your own, assign each to the agent that
-// answers it (and calls from it), and release it after confirming.
+// answers it (and calls from it), change its label and inbound settings, and release it after confirming.
 import { useState } from "preact/hooks";
 import type { Agent, PhoneNumber } from "../../../sdk/ts/src/index.ts";
 import { formatDate } from "../../lib/format.ts";
@@ -11,13 +11,14 @@ import { DataTable } from "../../ui/data-table.tsx";
 import { PageHeader } from "../../ui/page-header.tsx";
 import { Empty, LoadState, ProblemNotice, Success } from "../../ui/status.tsx";
 import { AddNumber } from "./add-number.tsx";
+import { EditNumber } from "./edit-number.tsx";
 import { agentName, allAgents, allNumbers } from "./workspace-lists.ts";
-import { DangerCell } from "../../ui/actions.tsx";
 
 export function Numbers() {
   const [numbers, reload] = useLoad(allNumbers, []);
   const [agents] = useLoad(allAgents, []);
   const [adding, setAdding] = useState<"buy" | "import" | null>(null);
+  const [editing, setEditing] = useState<PhoneNumber | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const action = useAction();
   const confirm = useConfirm();
@@ -32,7 +33,9 @@ export function Numbers() {
       message: "The number goes back to its carrier: calls to it stop reaching your agents, and you may not get it back. The month begun is not refunded.",
       action: "Release number",
     });
-    if (ok && (await action.run(() => session.client.phoneNumbers.release(number.id)))) changed(`${number.number} was released.`);
+    if (!ok || !(await action.run(() => session.client.phoneNumbers.release(number.id)))) return;
+    if (editing?.id === number.id) setEditing(null);
+    changed(`${number.number} was released.`);
   };
   const assign = async (number: PhoneNumber, agentId: string) => {
     const done = await action.run(async () => {
@@ -44,10 +47,10 @@ export function Numbers() {
   return (
     <>
       <PageHeader title="Phone numbers" description="Numbers your agents answer and call from. Buy one from a carrier, or import one you already have.">
-        <button type="button" class="button primary" onClick={() => (setAdding("buy"), setDone(null))}>
+        <button type="button" class="button primary" onClick={() => (setAdding("buy"), setEditing(null), setDone(null))}>
           Buy a number
         </button>
-        <button type="button" class="button secondary" onClick={() => (setAdding("import"), setDone(null))}>
+        <button type="button" class="button secondary" onClick={() => (setAdding("import"), setEditing(null), setDone(null))}>
           Import a number
         </button>
       </PageHeader>
@@ -62,6 +65,17 @@ export function Numbers() {
           }}
         />
       )}
+      {editing && (
+        <EditNumber
+          key={editing.id}
+          number={editing}
+          onCancel={() => setEditing(null)}
+          onSaved={(number) => {
+            setEditing(null);
+            changed(`Saved the changes to ${number.number}.`);
+          }}
+        />
+      )}
       {done && <Success>{done}</Success>}
       <ProblemNotice problem={action.problem} />
       <LoadState state={numbers} label="Loading numbers…" onRetry={reload} />
@@ -71,7 +85,7 @@ export function Numbers() {
         </Empty>
       )}
       {numbers.status === "ready" && numbers.data.length > 0 && (
-        <DataTable caption="Phone numbers" columns={["Number", "Label", "Carrier", "Agent", "Added", null]}>
+        <DataTable caption="Phone numbers" columns={["Number", "Label", "Carrier", "Agent", "Inbound", "Added", null]}>
           {numbers.data.map((number) => (
             <tr key={number.id}>
               <th scope="row">
@@ -82,10 +96,19 @@ export function Numbers() {
               <td>
                 <AgentPicker number={number} agents={known} busy={action.busy} onAssign={(agentId) => assign(number, agentId)} />
               </td>
+              <td>
+                {number.inbound.enabled ? "Answered" : <span class="status-bad">Rejected</span>}
+                <VariableCount count={Object.keys(number.inbound.variables).length} />
+              </td>
               <td>{formatDate(number.created_at)}</td>
-              <DangerCell label={`Release ${number.number}`} busy={action.busy} onClick={() => release(number)}>
+              <td class="row-actions">
+                <button type="button" class="button ghost" disabled={action.busy} aria-label={`Edit ${number.number}`} onClick={() => (setEditing(number), setAdding(null), setDone(null))}>
+                  Edit
+                </button>
+                <button type="button" class="button danger-ghost" disabled={action.busy} aria-label={`Release ${number.number}`} onClick={() => release(number)}>
                   Release
-                </DangerCell>
+                </button>
+              </td>
             </tr>
           ))}
         </DataTable>
@@ -93,6 +116,11 @@ export function Numbers() {
       {confirm.dialog}
     </>
   );
+}
+
+function VariableCount({ count }: { count: number }) {
+  if (!count) return null;
+  return <div class="muted small">{count === 1 ? "1 variable" : `${count} variables`}</div>;
 }
 
 /** The agent a number goes to: pick one, then assign (a select alone would act on every arrow key). */

@@ -1,6 +1,7 @@
 // Billing: the wallet's balance, a top-up (by card through Stripe Checkout, or a request the operator
 // settles), the automatic recharge, and the payments. Stripe Checkout sends the payer back here with
 // ?payment=txn_…&result=success|canceled, and the payment's state is shown until it leaves pending.
+// Payments are read 25 at a time, newest first, with "Load more".
 import type { Payment, Wallet } from "../../../sdk/ts/src/index.ts";
 import { formatDate } from "../../lib/format.ts";
 import { formatMicros, formatMinor } from "../../lib/money.ts";
@@ -8,7 +9,8 @@ import { session } from "../../lib/session.ts";
 import { useLoad, type Loaded } from "../../lib/use-load.ts";
 import { DataTable } from "../../ui/data-table.tsx";
 import { PageHeader } from "../../ui/page-header.tsx";
-import { Empty, LoadState, Loading, ProblemNotice } from "../../ui/status.tsx";
+import { Empty, Loading, ProblemNotice } from "../../ui/status.tsx";
+import { PagedList, usePages } from "../../ui/paged.tsx";
 import { AutoRecharge } from "./auto-recharge.tsx";
 import { PaymentReturn } from "./payment-return.tsx";
 import { TopUp } from "./top-up.tsx";
@@ -19,7 +21,8 @@ export const PAYMENT_STATES: Record<Payment["status"], string> = { pending: "Pen
 
 export function Billing({ query }: { query: URLSearchParams }) {
   const [wallet, reloadWallet] = useLoad(() => session.client.wallet.get(), []);
-  const [payments, reloadPayments] = useLoad(async () => (await session.client.payments.list({ limit: 25 })).data, []);
+  const payments = usePages((cursor) => session.client.payments.list({ limit: 25, cursor }), []);
+  const reloadPayments = payments.reload;
   const paymentId = query.get("payment");
   const changed = () => {
     reloadWallet();
@@ -39,9 +42,9 @@ export function Billing({ query }: { query: URLSearchParams }) {
       )}
       <section aria-labelledby="payments-title">
         <h2 id="payments-title">Payments</h2>
-        <LoadState state={payments} label="Loading payments…" onRetry={reloadPayments} />
-        {payments.status === "ready" && payments.data.length === 0 && <Empty title="No payments yet">Top-ups and credits show here.</Empty>}
-        {payments.status === "ready" && payments.data.length > 0 && <PaymentTable payments={payments.data} />}
+        <PagedList pages={payments} what="payments" empty={<Empty title="No payments yet">Top-ups and credits show here.</Empty>}>
+          {(items) => <PaymentTable payments={items} />}
+        </PagedList>
       </section>
     </>
   );

@@ -7,7 +7,7 @@ import { PAGES } from "../../paths.ts";
 import { DataTable } from "../../ui/data-table.tsx";
 import { SelectField } from "../../ui/field.tsx";
 import { Empty } from "../../ui/status.tsx";
-import { PagedList, usePages } from "./paged.tsx";
+import { PagedList, usePages } from "../../ui/paged.tsx";
 import { WebhooksFrame } from "./webhooks-frame.tsx";
 
 const OUTCOMES = [

@@ -5,7 +5,7 @@ import { session } from "../../lib/session.ts";
 import { PAGES } from "../../paths.ts";
 import { DataTable } from "../../ui/data-table.tsx";
 import { Empty } from "../../ui/status.tsx";
-import { PagedList, usePages } from "./paged.tsx";
+import { PagedList, usePages } from "../../ui/paged.tsx";
 import { WebhooksFrame } from "./webhooks-frame.tsx";
 
 export function WebhookEvents() {

@@ -1,5 +1,6 @@
-// Webhook endpoints: add one (its signing secret shown once), send a test event, rotate the secret,
-// disable or enable it, delete it after confirming; each with its health (failures, circuit breaker).
+// Webhook endpoints: add one (its signing secret shown once), change its URL, events or description,
+// send a test event, rotate the secret, disable or enable it, delete it after confirming; each with its
+// health (failures, circuit breaker).
 import { useState } from "preact/hooks";
 import type { WebhookEndpoint, WebhookEndpointWithSecret, WebhookTestResult } from "../../../sdk/ts/src/index.ts";
 import { formatDate } from "../../lib/format.ts";
@@ -11,6 +12,7 @@ import { useConfirm } from "../../ui/confirm.tsx";
 import { DataTable } from "../../ui/data-table.tsx";
 import { Empty, LoadState, ProblemNotice, Success } from "../../ui/status.tsx";
 import { CreateEndpoint, EndpointSecret } from "./create-endpoint.tsx";
+import { EditEndpoint } from "./edit-endpoint.tsx";
 import { WebhooksFrame } from "./webhooks-frame.tsx";
 
 export const allEndpoints = () => session.client.webhooks.list({ limit: 100 }).all();
@@ -18,12 +20,15 @@ export const allEndpoints = () => session.client.webhooks.list({ limit: 100 }).a
 export function Webhooks() {
   const [endpoints, reload] = useLoad(allEndpoints, []);
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<WebhookEndpoint | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ endpoint: WebhookEndpointWithSecret; rotated: boolean } | null>(null);
   const [tested, setTested] = useState<{ url: string; result: WebhookTestResult } | null>(null);
   const action = useAction();
   const confirm = useConfirm();
   const run = async (work: () => Promise<void>) => {
     setTested(null);
+    setSaved(null);
     if (await action.run(work)) reload();
   };
   const test = (endpoint: WebhookEndpoint) => run(async () => setTested({ url: endpoint.url, result: await session.client.webhooks.test(endpoint.id) }));
@@ -38,10 +43,17 @@ export function Webhooks() {
   };
   const remove = async (endpoint: WebhookEndpoint) => {
     const ok = await confirm.ask({ title: "Delete this endpoint?", message: `${endpoint.url} receives nothing more; deliveries still waiting for it are discarded.`, action: "Delete endpoint" });
-    if (ok) await run(() => session.client.webhooks.delete(endpoint.id));
+    if (!ok) return;
+    if (editing?.id === endpoint.id) setEditing(null);
+    await run(() => session.client.webhooks.delete(endpoint.id));
   };
-  const actions = !creating && !secret && (
-    <button type="button" class="button primary" onClick={() => setCreating(true)}>
+  const edit = (endpoint: WebhookEndpoint) => {
+    setSaved(null);
+    setCreating(false);
+    setEditing(endpoint);
+  };
+  const actions = !creating && !editing && !secret && (
+    <button type="button" class="button primary" onClick={() => (setCreating(true), setSaved(null))}>
       New endpoint
     </button>
   );
@@ -57,6 +69,19 @@ export function Webhooks() {
           }}
         />
       )}
+      {editing && (
+        <EditEndpoint
+          key={editing.id}
+          endpoint={editing}
+          onCancel={() => setEditing(null)}
+          onSaved={(endpoint) => {
+            setEditing(null);
+            setSaved(`Saved the changes to ${endpoint.url}.`);
+            reload();
+          }}
+        />
+      )}
+      {saved && <Success>{saved}</Success>}
       {secret && <EndpointSecret endpoint={secret.endpoint} rotated={secret.rotated} onDone={() => setSecret(null)} />}
       <ProblemNotice problem={action.problem} />
       {tested && <TestOutcome url={tested.url} result={tested.result} />}
@@ -83,6 +108,9 @@ export function Webhooks() {
                 <Health endpoint={endpoint} />
               </td>
               <td class="row-actions">
+                <button type="button" class="button ghost" disabled={action.busy} aria-label={`Edit ${endpoint.url}`} onClick={() => edit(endpoint)}>
+                  Edit
+                </button>
                 <button type="button" class="button ghost" disabled={action.busy || endpoint.status === "disabled"} aria-label={`Send test to ${endpoint.url}`} onClick={() => test(endpoint)}>
                   Send test
                 </button>

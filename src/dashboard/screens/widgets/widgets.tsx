@@ -1,5 +1,5 @@
 // Widgets: a chat box or call button for a website, answered by an agent. Create and edit (agent, name,
-// allowed origins, look), copy the embed snippet, open the preview page, delete after confirming.
+// allowed origins, look), copy the embed snippet, see the preview page in a frame (or open it), delete after confirming.
 import { useState } from "preact/hooks";
 import type { Agent, Widget } from "../../../sdk/ts/src/index.ts";
 import { formatDate } from "../../lib/format.ts";
@@ -105,6 +105,15 @@ export function Widgets() {
   );
 }
 
+/**
+ * The preview page inside this one. The dashboard's CSP frames only its own origin (and the preview
+ * allows only it as an ancestor), so where the API's public URL is another origin the link alone is offered.
+ */
+function PreviewFrame({ widget }: { widget: Widget }) {
+  if (new URL(widget.embed.preview_url, location.href).origin !== location.origin) return null;
+  return <iframe class="widgets-preview" title={`Preview of ${widget.name}`} src={widget.embed.preview_url} />;
+}
+
 /** The snippet to paste into a website, and the page that shows the widget on its own. */
 function EmbedPanel({ widget, onClose }: { widget: Widget; onClose: () => void }) {
   return (
@@ -115,6 +124,7 @@ function EmbedPanel({ widget, onClose }: { widget: Widget; onClose: () => void }
         Embed snippet of {widget.name}
       </label>
       <textarea id="widget-snippet" class="secret widgets-snippet" readOnly rows={2} value={widget.embed.snippet} onFocus={(e) => e.currentTarget.select()} />
+      <PreviewFrame widget={widget} />
       <div class="actions">
         <a class="button secondary" href={widget.embed.preview_url} target="_blank" rel="noopener noreferrer">
           Open preview<span class="visually-hidden"> (opens a new tab)</span>

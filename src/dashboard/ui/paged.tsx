@@ -1,11 +1,11 @@
 // A list read a page at a time, newest first, with "load more" (delivery attempts and events grow fast).
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import type { Page } from "../../../sdk/ts/src/index.ts";
-import { problemOf, type Problem } from "../../lib/problem.ts";
-import { session } from "../../lib/session.ts";
-import { useLoad, type Loaded } from "../../lib/use-load.ts";
-import { Loading, ProblemNotice } from "../../ui/status.tsx";
+import type { Page } from "../../sdk/ts/src/index.ts";
+import { problemOf, type Problem } from "../lib/problem.ts";
+import { session } from "../lib/session.ts";
+import { useLoad, type Loaded } from "../lib/use-load.ts";
+import { Loading, ProblemNotice } from "./status.tsx";
 
 export interface Pages<T> {
   first: Loaded<T[]>;
