@@ -2,7 +2,8 @@
 // name refused on its field first; the copy's signing secret shown once), one of its webhook functions
 // tried from the settings (a loopback tool server; arguments that are not JSON refused on their field),
 // a widget's preview shown in a frame on the widgets screen (the dashboard's CSP frames its own origin,
-// the preview allows it as an ancestor), and billing's payments read 25 at a time with "Load more".
+// the preview allows it as an ancestor), billing's payments read 25 at a time with "Load more", an answer
+// node's own knowledge bases ticked in the flow editor, and an agent's metadata (refused unless a JSON object).
 import { describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { chromiumAvailable } from "../helpers/chromium.ts";
@@ -15,12 +16,13 @@ declare const document: any;
 
 const h = dashboardHarness("agents-extra");
 
-describe.skipIf(!chromiumAvailable())("agent duplicate and function test, widget preview, payments paging in Chromium", () => {
+describe.skipIf(!chromiumAvailable())("agent duplicate and function test, widget preview, payments paging, node knowledge bases and metadata in Chromium", () => {
   let user: RegisteredUser;
   let key: string;
   let owner: { context: BrowserContext; page: Page };
   let tools: Receiver;
   let agentId: string;
+  let helpLineId: string;
   const api = {
     get: (path: string) => h.server.api.get(path, { token: key }),
     post: (path: string, body: unknown) => h.server.api.post(path, body, { token: key }),
@@ -116,6 +118,57 @@ describe.skipIf(!chromiumAvailable())("agent duplicate and function test, widget
     const ids = await rows.locator("code").allTextContents();
     expect(new Set(ids).size).toBe(30);
     await h.screen(page, "billing-payments-paged");
+  }, 30_000);
+
+  test("settings: an answer node's own knowledge bases are ticked in the flow editor and saved in the node", async () => {
+    const { page } = owner;
+    const returns = await api.post("/v1/knowledge-base", { name: "Returns policy" });
+    const hours = await api.post("/v1/knowledge-base", { name: "Opening hours" });
+    expect([returns.status, hours.status]).toEqual([201, 201]);
+    const faq = { type: "answer", fallback: "I don't know that one.", next: "faq" };
+    const agent = await api.post("/v1/agents", { name: "Help line", knowledge_base_ids: [hours.body.id], brain: { type: "flow", flow: { start: "faq", nodes: { faq } } } });
+    expect(agent.status).toBe(201);
+    helpLineId = agent.body.id;
+    await page.goto(`${h.server.url}/agents/${helpLineId}`);
+    await heading(page, "Help line");
+    const kbs = page.getByRole("group", { name: "Node faq", exact: true }).getByRole("group", { name: "Knowledge bases of node faq" });
+    await kbs.getByLabel("Returns policy").check();
+    expect(await kbs.getByLabel("Opening hours").isChecked()).toBe(false);
+    await kbs.scrollIntoViewIfNeeded();
+    await h.screen(page, "agent-flow-node-knowledge-bases");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved as version 2.").waitFor();
+    const stored = (await api.get(`/v1/agents/${helpLineId}`)).body;
+    expect(stored.brain.flow.nodes.faq).toEqual({ ...faq, knowledge_base_ids: [returns.body.id] });
+    expect(stored.knowledge_base_ids).toEqual([hours.body.id]);
+
+    // None ticked again: the node falls back to the agent's knowledge bases (the field is left out).
+    await kbs.getByLabel("Returns policy").uncheck();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved as version 3.").waitFor();
+    expect((await api.get(`/v1/agents/${helpLineId}`)).body.brain.flow.nodes.faq).toEqual(faq);
+  }, 30_000);
+
+  test("settings: metadata that is not a JSON object is refused on its field; a JSON object is saved as given", async () => {
+    const { page } = owner;
+    const metadata = page.getByLabel("Metadata (JSON object)");
+    expect(JSON.parse(await metadata.inputValue())).toEqual({});
+    await metadata.fill('["not", "an object"]');
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.locator('textarea[name="metadata"][aria-invalid="true"]').waitFor();
+    await page.waitForFunction(() => document.activeElement?.name === "metadata");
+    await metadata.scrollIntoViewIfNeeded();
+    await h.screen(page, "agent-metadata-invalid");
+    expect((await api.get(`/v1/agents/${helpLineId}`)).body.metadata).toEqual({});
+    await metadata.fill('{"team": "support", "tier": 2, "tags": ["vip"]}');
+    expect(await metadata.getAttribute("aria-invalid")).toBeNull();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText(/^Saved as version \d+\.$/).waitFor();
+    expect((await api.get(`/v1/agents/${helpLineId}`)).body.metadata).toEqual({ team: "support", tier: 2, tags: ["vip"] });
+    // What the server stored is what the form shows after a reload.
+    await page.reload();
+    await heading(page, "Help line");
+    expect(JSON.parse(await page.getByLabel("Metadata (JSON object)").inputValue())).toEqual({ team: "support", tier: 2, tags: ["vip"] });
   }, 30_000);
 
   test("no console error or CSP violation, and axe-core finds nothing serious on any screen", async () => {

@@ -104,7 +104,7 @@ describe.skipIf(!chromiumAvailable())("agents in the dashboard", () => {
     await page.getByLabel("When a machine answers an outbound call").selectOption("leave_message");
     await page.getByLabel("Voicemail message").fill("Please call us back.");
     await page.getByLabel("End the call", { exact: true }).check();
-    await page.getByLabel("Store policies").check();
+    await page.getByRole("group", { name: "Knowledge bases", exact: true }).getByLabel("Store policies").check();
     await page.getByRole("button", { name: "Add field" }).click();
     await page.getByLabel("Field 1: name").fill("reason");
     await page.getByLabel("Description").last().fill("Why the caller called");
@@ -278,6 +278,9 @@ describe.skipIf(!chromiumAvailable() || !pocketsphinxAvailability().available)("
       await page.getByRole("status").filter({ hasText: "In the call" }).waitFor({ timeout: 15_000 });
       const captions = page.getByRole("log", { name: "Captions" });
       await captions.getByText(/Would you like our opening hours/).waitFor({ timeout: 20_000 });
+      // A phone key from the keypad goes to the call (the flow listens on; the call goes on).
+      await page.getByRole("group", { name: "Keypad" }).getByRole("button", { name: "Key 5" }).click();
+      await page.getByText("Keys sent: 5").waitFor();
       // By keyboard (the button is reached and pressed like any other).
       await page.getByRole("button", { name: "Hang up" }).focus();
       await page.keyboard.press("Enter");

@@ -1,6 +1,7 @@
 // Every setting of an agent in one form, in sections: what it says, its brain (a flow, or a language
 // model), voice, transcriber, turn-taking, voicemail, tools, knowledge bases and extraction. Saving sends
-// the whole configuration (a new version); the server's errors[] mark the fields, and are listed too.
+// the whole configuration (a new version) and the metadata; the server's errors[] mark the fields, and are
+// listed too.
 import { useEffect, useState } from "preact/hooks";
 import type { Agent, AgentTool, AgentUpdate, ExtractionField, KnowledgeBase, Provider, Tool, TurnTaking } from "../../../sdk/ts/src/index.ts";
 import { session } from "../../lib/session.ts";
@@ -10,7 +11,7 @@ import { Field, SelectField, TextAreaField } from "../../ui/field.tsx";
 import { Loading, ProblemNotice, Success } from "../../ui/status.tsx";
 import { allProviders } from "./create-agent.tsx";
 import { DEFAULT_FLOW, FlowEditor, type Flow } from "./flow-editor.tsx";
-import { Check, errorUnder, ListField, NumberField, type Errors } from "./form-kit.tsx";
+import { Check, errorUnder, jsonObject, ListField, NumberField, type Errors } from "./form-kit.tsx";
 import { TestFunction } from "./test-function.tsx";
 import { TranscriberSettings, VoiceSettings } from "./voice-settings.tsx";
 
@@ -22,6 +23,8 @@ const BUILTIN_TOOLS: { type: Exclude<AgentTool["type"], "function">; label: stri
   { type: "knowledge_search", label: "Search the knowledge bases" },
   { type: "send_dtmf", label: "Press phone keys (DTMF)" },
 ];
+
+const metadataText = (agent: Agent) => JSON.stringify(agent.metadata, null, 2);
 
 function configOf(agent: Agent): Config {
   const { id: _id, object: _object, version: _version, created_at: _c, updated_at: _u, webhook_url: _w, webhook_events: _e, metadata: _m, ...config } = agent;
@@ -48,10 +51,14 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
   // The flow is kept while the brain is switched to a model and back.
   const [flow, setFlow] = useState<Flow>(agent.brain.type === "flow" ? agent.brain.flow : DEFAULT_FLOW);
   const [saved, setSaved] = useState(false);
+  // The metadata as typed: it is sent only when it reads as a JSON object.
+  const [metadata, setMetadata] = useState(() => metadataText(agent));
+  const [badMetadata, setBadMetadata] = useState(false);
   const [refs, reloadRefs] = useLoad(lookups, []);
   const action = useAction();
   useEffect(() => {
     setDraft(configOf(agent));
+    setMetadata(metadataText(agent));
     if (agent.brain.type === "flow") setFlow(agent.brain.flow);
   }, [agent.version]);
   const set = (part: Partial<Config>) => {
@@ -68,7 +75,13 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
   const save = async (event: Event) => {
     event.preventDefault();
     setSaved(false);
-    if (await action.run(async () => onSaved(await session.client.agents.update(agent.id, draft)))) setSaved(true);
+    const parsed = jsonObject(metadata.trim() || "{}");
+    setBadMetadata(!parsed);
+    if (!parsed) {
+      requestAnimationFrame(() => (document.querySelector('textarea[name="metadata"]') as HTMLElement | null)?.focus());
+      return;
+    }
+    if (await action.run(async () => onSaved(await session.client.agents.update(agent.id, { ...draft, metadata: parsed })))) setSaved(true);
   };
   const setBrainType = (type: string) => {
     if (type === brain.type) return;
@@ -145,6 +158,7 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
           <FlowEditor
             flow={brain.flow}
             tools={tools}
+            knowledgeBases={knowledgeBases}
             errors={errors}
             onChange={(next) => {
               setFlow(next);
@@ -242,9 +256,22 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
         </button>
       </fieldset>
 
+      <fieldset class="agents-section">
+        <legend>Metadata</legend>
+        <TextAreaField
+          label="Metadata (JSON object)"
+          name="metadata"
+          rows={4}
+          hint="Your own data, returned as given with the agent."
+          value={metadata}
+          error={badMetadata ? "Write a JSON object, e.g. {\"team\": \"sales\"}." : errorUnder(errors, "metadata")}
+          onInput={(e) => (setSaved(false), setBadMetadata(false), setMetadata(e.currentTarget.value))}
+        />
+      </fieldset>
+
       <div class="agents-savebar">
         {saved && <Success>Saved as version {agent.version}.</Success>}
-        <button type="button" class="button secondary" disabled={action.busy} onClick={() => (setDraft(configOf(agent)), action.reset(), setSaved(false))}>
+        <button type="button" class="button secondary" disabled={action.busy} onClick={() => (setDraft(configOf(agent)), setMetadata(metadataText(agent)), setBadMetadata(false), action.reset(), setSaved(false))}>
           Discard changes
         </button>
         <button type="submit" class="button primary" disabled={action.busy}>

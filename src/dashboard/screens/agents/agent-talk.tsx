@@ -1,6 +1,7 @@
 // "Talk to this agent": a real browser voice call (the microphone, the agent's voice, live captions),
 // through the voice client the binary serves at /assets/voice-client.js and a single-use token from
-// POST /v1/realtime/token. The call is listed with the others (direction web).
+// POST /v1/realtime/token. The call is listed with the others (direction web). A keypad sends phone keys
+// (DTMF) during the call, as a caller's phone would.
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Agent } from "../../../sdk/ts/src/index.ts";
 import { problemOf, type Problem } from "../../lib/problem.ts";
@@ -44,6 +45,27 @@ function voiceClient(): Promise<VoiceClient> {
 }
 
 type CallState = "idle" | "starting" | "connecting" | "connected" | "ending" | "ended";
+
+const KEYS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "0", "#"];
+
+/** The phone keys, each sent at once; what was pressed is shown (and announced) below. */
+function Keypad({ onKey }: { onKey: (key: string) => void }) {
+  const [pressed, setPressed] = useState("");
+  return (
+    <div class="agents-keypad" role="group" aria-label="Keypad">
+      <div class="agents-keys">
+        {KEYS.map((key) => (
+          <button key={key} type="button" class="button secondary" aria-label={`Key ${key}`} onClick={() => (onKey(key), setPressed((before) => (before + key).slice(-32)))}>
+            {key}
+          </button>
+        ))}
+      </div>
+      <p class="muted" aria-live="polite">
+        {pressed ? `Keys sent: ${pressed}` : "Keys you press are sent to the agent."}
+      </p>
+    </div>
+  );
+}
 
 const STATE_TEXT: Record<CallState, string> = {
   idle: "Not in a call",
@@ -128,6 +150,7 @@ export function AgentTalk({ agent }: { agent: Agent }) {
           </button>
         )}
       </div>
+      {state === "connected" && <Keypad onKey={(key) => call.current?.sendDigit(key)} />}
       <div class="agents-log" role="log" aria-label="Captions" ref={log} tabIndex={0}>
         {captions.length === 0 && <p class="muted">Captions of both sides appear here.</p>}
         {captions.map((line, i) => (

@@ -2,9 +2,9 @@
 // type has, "next" steps chosen among the other nodes). The server checks the whole flow on save; its
 // errors[] (`brain.flow.nodes.<id>.<field>`) mark the fields here.
 import { useState } from "preact/hooks";
-import type { FlowBrain, Tool } from "../../../sdk/ts/src/index.ts";
+import type { FlowBrain, KnowledgeBase, Tool } from "../../../sdk/ts/src/index.ts";
 import { Field, SelectField, TextAreaField } from "../../ui/field.tsx";
-import { errorUnder, ListField, NumberField, type Errors } from "./form-kit.tsx";
+import { Check, errorUnder, ListField, NumberField, type Errors } from "./form-kit.tsx";
 
 export type Flow = FlowBrain["flow"];
 type FlowNode = Flow["nodes"][string];
@@ -78,7 +78,7 @@ function conditionValue(op: string, text: string): Condition["value"] {
 
 const valueText = (value: Condition["value"]) => (Array.isArray(value) ? value.join(", ") : value === undefined ? "" : String(value));
 
-export function FlowEditor({ flow, onChange, errors, tools }: { flow: Flow; onChange: (flow: Flow) => void; errors: Errors; tools: Tool[] }) {
+export function FlowEditor({ flow, onChange, errors, tools, knowledgeBases }: { flow: Flow; onChange: (flow: Flow) => void; errors: Errors; tools: Tool[]; knowledgeBases: KnowledgeBase[] }) {
   const [newId, setNewId] = useState("");
   const [newType, setNewType] = useState<NodeType>("say");
   const [addError, setAddError] = useState<string | undefined>();
@@ -107,6 +107,7 @@ export function FlowEditor({ flow, onChange, errors, tools }: { flow: Flow; onCh
           node={flow.nodes[id]}
           ids={ids}
           tools={tools}
+          knowledgeBases={knowledgeBases}
           errors={errors}
           onChange={(node) => setNode(id, node)}
           onRename={(to) => onChange(rename(flow, id, to))}
@@ -132,13 +133,14 @@ interface NodeProps {
   node: FlowNode;
   ids: string[];
   tools: Tool[];
+  knowledgeBases: KnowledgeBase[];
   errors: Errors;
   onChange: (node: FlowNode) => void;
   onRename: (to: string) => void;
   onRemove?: () => void;
 }
 
-function NodeEditor({ id, node, ids, tools, errors, onChange, onRename, onRemove }: NodeProps) {
+function NodeEditor({ id, node, ids, tools, knowledgeBases, errors, onChange, onRename, onRemove }: NodeProps) {
   const at = `${PREFIX}.nodes.${id}`;
   const [idText, setIdText] = useState(id);
   const [idError, setIdError] = useState<string | undefined>();
@@ -242,6 +244,7 @@ function NodeEditor({ id, node, ids, tools, errors, onChange, onRename, onRemove
         <>
           {text("Prompt", "text", true)}
           {text("Fallback when nothing is found", "fallback")}
+          <NodeKnowledgeBases at={at} id={id} value={node.knowledge_base_ids} knowledgeBases={knowledgeBases} errors={errors} onChange={(knowledge_base_ids) => set({ knowledge_base_ids })} />
           <NumberField label="Minimum score (0–1, optional)" name={`${at}.min_score`} min={0} max={1} step="any" value={node.min_score} errors={errors} onChange={(min_score) => set({ min_score })} />
           {next("Next", "next")}
         </>
@@ -312,4 +315,29 @@ function ArgumentsField({ at, value, errors, onChange }: { at: string; value: Re
     onChange(pairs.length ? Object.fromEntries(pairs.map((m) => [m[1], m[2]])) : undefined);
   };
   return <TextAreaField label="Arguments (optional)" name={`${at}.arguments`} rows={2} hint="One a line: name = value; values may use {{slot}}." value={text} error={errorUnder(errors, `${at}.arguments`)} onInput={(e) => input(e.currentTarget.value)} />;
+}
+
+/** An answer node's own knowledge bases; none chosen means the agent's. */
+function NodeKnowledgeBases({ at, id, value = [], knowledgeBases, errors, onChange }: { at: string; id: string; value?: string[]; knowledgeBases: KnowledgeBase[]; errors: Errors; onChange: (value: string[] | undefined) => void }) {
+  const name = `${at}.knowledge_base_ids`;
+  const error = errorUnder(errors, name);
+  // Ids the workspace no longer has stay listed, so they can be unticked.
+  const known = [...knowledgeBases.map((kb) => ({ id: kb.id, name: kb.name })), ...value.filter((kbId) => !knowledgeBases.some((kb) => kb.id === kbId)).map((kbId) => ({ id: kbId, name: `${kbId} (missing)` }))];
+  const toggle = (kbId: string, on: boolean) => {
+    const next = on ? [...value, kbId] : value.filter((each) => each !== kbId);
+    onChange(next.length ? next : undefined);
+  };
+  return (
+    <fieldset class="agents-checks agents-node-kbs">
+      <legend>Knowledge bases of node {id}</legend>
+      <p class="hint">None ticked: the agent's knowledge bases.</p>
+      {known.map((kb) => (
+        <Check key={kb.id} name={`${name}.${kb.id}`} checked={value.includes(kb.id)} onChange={(on) => toggle(kb.id, on)}>
+          {kb.name}
+        </Check>
+      ))}
+      {known.length === 0 && <p class="hint">No knowledge bases yet.</p>}
+      {error && <p class="field-error">{error}</p>}
+    </fieldset>
+  );
 }

@@ -1,5 +1,5 @@
-// Small controls the agent forms share: a number field (empty means unset), a labelled checkbox, and
-// lists typed as text (one item a line, or separated by commas).
+// Small controls the agent forms share: a number field (empty means unset), a labelled checkbox, lists
+// typed as text (one item a line, or separated by commas), and JSON objects typed as text.
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { Field, TextAreaField } from "../../ui/field.tsx";
@@ -50,6 +50,16 @@ export const splitList = (text: string): string[] =>
     .split(/[,\n]/)
     .map((item) => item.trim())
     .filter(Boolean);
+
+/** The text as a JSON object; null when it is not JSON or not an object. */
+export function jsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
 
 /** The first problem at `prefix` or under it (a list's items, an object's fields). */
 export const errorUnder = (errors: Errors, prefix: string): string | undefined => Object.entries(errors).find(([field]) => field === prefix || field.startsWith(`${prefix}.`) || field.startsWith(`${prefix}[`))?.[1];

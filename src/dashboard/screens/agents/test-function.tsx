@@ -7,21 +7,13 @@ import { session } from "../../lib/session.ts";
 import { useAction } from "../../lib/use-action.ts";
 import { SelectField, TextAreaField } from "../../ui/field.tsx";
 import { ProblemNotice } from "../../ui/status.tsx";
+import { jsonObject } from "./form-kit.tsx";
 
 /** Sample arguments from the tool's parameter schema: each property with an empty value of its type. */
 function sampleArguments(tool: Tool | undefined): string {
   const samples: Record<string, string | number | boolean | null> = { string: "", number: 0, integer: 0, boolean: false };
   const properties = (tool?.parameters.properties ?? {}) as Record<string, { type?: string }>;
   return JSON.stringify(Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, samples[schema.type ?? ""] ?? null])), null, 2);
-}
-
-function jsonObject(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 const show = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value, null, 2));
