@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { chromiumAvailable } from "../helpers/chromium.ts";
-import { dashboardHarness, heading, signIn } from "../helpers/dashboard-browser.ts";
+import { dashboardHarness, heading, signIn, waitForFocus } from "../helpers/dashboard-browser.ts";
 import { createKey, registerUser, type RegisteredUser } from "../helpers/fixtures.ts";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
 
@@ -50,7 +50,7 @@ describe.skipIf(!chromiumAvailable())("agent duplicate and function test, widget
     await name.fill("");
     await dialog.getByRole("button", { name: "Duplicate" }).click();
     await dialog.locator('input[name="name"][aria-invalid="true"]').waitFor();
-    expect(await name.evaluate((el: any) => el === document.activeElement)).toBe(true);
+    await waitForFocus(name);
     await h.screen(page, "agent-duplicate-invalid");
     await name.fill("Order desk, evenings");
     await dialog.getByRole("button", { name: "Duplicate" }).click();

@@ -49,7 +49,7 @@ describe.skipIf(!chromiumAvailable())("agents in the dashboard", () => {
     await page.getByRole("radio", { name: /Receptionist/ }).check();
     await page.getByRole("button", { name: "Create agent" }).click();
     await invalid(page, "name").waitFor();
-    expect(await page.evaluate(() => document.activeElement.name)).toBe("name");
+    await page.waitForFunction(() => document.activeElement?.name === "name"); // focused on the next frame
     await h.screen(page, "agent-create-invalid");
     await page.getByLabel("Name", { exact: true }).fill("Front desk");
     await page.getByRole("button", { name: "Create agent" }).click();
@@ -90,7 +90,7 @@ describe.skipIf(!chromiumAvailable())("agents in the dashboard", () => {
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await invalid(page, "brain.flow.nodes.operator.number").waitFor();
     expect(await page.getByRole("list", { name: "Problems the server found" }).textContent()).toContain("brain.flow.nodes.operator.number");
-    expect(await page.evaluate(() => document.activeElement.name)).toBe("brain.flow.nodes.operator.number");
+    await page.waitForFunction(() => document.activeElement?.name === "brain.flow.nodes.operator.number");
     await h.screen(page, "agent-settings-flow-invalid");
 
     await node(page, "operator").getByLabel("Said before transferring (optional)").fill("Putting you through now.");

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { callingAgent } from "../helpers/campaigns.ts";
 import { chromiumAvailable } from "../helpers/chromium.ts";
-import { dashboardHarness, heading, overflowing, signIn } from "../helpers/dashboard-browser.ts";
+import { dashboardHarness, heading, overflowing, signIn, waitForFocus } from "../helpers/dashboard-browser.ts";
 import { createKey, registerUser, type RegisteredUser } from "../helpers/fixtures.ts";
 import { ShiftedClock } from "../helpers/server.ts";
 
@@ -67,7 +67,7 @@ describe.skipIf(!chromiumAvailable())("campaign settings and contacts in Chromiu
     await page.getByRole("button", { name: "Create campaign" }).click();
     const zone = page.locator('input[name="window.timezone"][aria-invalid="true"]');
     await zone.waitFor();
-    expect(await zone.evaluate((el: any) => el === document.activeElement)).toBe(true);
+    await waitForFocus(zone);
     expect(await page.locator(".ops-fieldset.invalid > legend").textContent()).toBe("Calling hours");
     await h.screen(page, "campaign-create-invalid");
 

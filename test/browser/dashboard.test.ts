@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { chromiumAvailable } from "../helpers/chromium.ts";
-import { dashboardHarness, heading, tokensOf } from "../helpers/dashboard-browser.ts";
+import { dashboardHarness, heading, tokensOf, waitForFocus } from "../helpers/dashboard-browser.ts";
 import { registerUser } from "../helpers/fixtures.ts";
 
 // Page-side code (run by page.evaluate) sees the browser's globals; the suite is typed without the DOM library.
@@ -48,7 +48,7 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
     const password = page.getByLabel("Password");
     await page.locator('input[name="password"][aria-invalid="true"]').waitFor();
     expect(await page.getByRole("alert").textContent()).toContain("highlighted field");
-    expect(await password.evaluate((el: any) => el === document.activeElement)).toBe(true);
+    await waitForFocus(password);
     // The error is read out with the control.
     expect(await password.getAttribute("aria-describedby")).toContain("-error");
     expect(await page.locator('input[name="email"]').getAttribute("aria-invalid")).toBeNull();

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { artifactDir, launchChromium } from "./chromium.ts";
 import { ROOT } from "./process.ts";
 import { startTestServer, type TestServer, type TestServerOptions } from "./server.ts";
@@ -104,3 +104,9 @@ export async function signIn(page: Page, email: string, password: string): Promi
 /** What in the screen reaches past 360 px, outside the frames that scroll sideways on purpose (tables, tab bars). */
 export const overflowing = (page: Page): Promise<string[]> =>
   page.evaluate(() => [...document.querySelectorAll("main *")].filter((el: any) => el.getBoundingClientRect().right > 361 && !el.closest(".table-wrap, .tab-links")).map((el: any) => `${el.tagName}.${el.className}`));
+
+/** Waits until the element has the focus (a screen moves it to a refused field on the next frame). */
+export async function waitForFocus(locator: Locator): Promise<void> {
+  const handle = await locator.elementHandle();
+  await locator.page().waitForFunction((el) => el === document.activeElement, handle);
+}
