@@ -587,7 +587,8 @@ describe.if(chromiumAvailable())("in a real browser", () => {
           await tab.locator("parley-widget input.i").fill("Ada");
           await tab.locator("parley-widget button.s").click();
           // Playwright's CSS locators pierce the widget's (open) shadow root.
-          await tab.locator("parley-widget .m.a").nth(1).waitFor({ timeout: 5000 });
+          // The reply replaces a "…" placeholder: wait for the answer itself (a loaded box takes a moment).
+          await tab.locator("parley-widget .m.a", { hasNotText: "…" }).nth(1).waitFor({ timeout: 10_000 });
           said = await tab.locator("parley-widget .m").allTextContents();
           // (No DOM types in this project: the page's globals are reached through globalThis.)
           launcher = await tab.locator("parley-widget button.l").evaluate((button) => (globalThis as any).getComputedStyle(button).backgroundColor as string);
