@@ -7,8 +7,22 @@ import { withHttp, type HttpContext } from "./http/context.ts";
 import { JobRunner } from "./jobs/runner.ts";
 import { INDEX_JOB, indexSource } from "./knowledge/indexing.ts";
 import { searchKnowledge } from "./knowledge/search.ts";
-import { agentsReferencing } from "./modules/agents/repo.ts";
-import { configOf, referencedAgent } from "./modules/agents/service.ts";
+import { installAgentsPorts } from "./modules/agents/ports.ts";
+import { agentsReferencing, findAgent } from "./modules/agents/repo.ts";
+import { configOf } from "./modules/agents/models.ts";
+import { configAtVersion, getAgent, referencedAgent } from "./modules/agents/service.ts";
+import { getApiKey, withPendingUse } from "./modules/api-keys/service.ts";
+import { installAuthPorts } from "./modules/auth/ports.ts";
+import { findUser } from "./modules/auth/repo.ts";
+import { installCallsPorts } from "./modules/calls/ports.ts";
+import { installCampaignsPorts } from "./modules/campaigns/ports.ts";
+import { existingKnowledgeBaseIds } from "./modules/knowledge-base/repo.ts";
+import { installMembersPorts } from "./modules/members/ports.ts";
+import { installPhoneNumbersPorts } from "./modules/phone-numbers/ports.ts";
+import { installSchedulesPorts } from "./modules/schedules/ports.ts";
+import { createAgentWebhook, deleteAgentWebhook, rotateAgentWebhookSecret, updateAgentWebhook } from "./modules/webhooks/agent-webhooks.ts";
+import { awaitFirstAttempt } from "./modules/webhooks/service.ts";
+import { createWorkspaceWithOwner, getWorkspace } from "./modules/workspaces/service.ts";
 import { chat, pruneChatSessions } from "./modules/agents/chat.ts";
 import { webCalls } from "./modules/calls/web.ts";
 import { issueToken, pruneTokens } from "./modules/realtime/tokens.ts";
@@ -25,12 +39,12 @@ import { checkWebCallAllowed, createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB, sto
 import { DISPATCH_JOB, dispatchCampaign } from "./modules/campaigns/dispatcher.ts";
 import { recordCampaignOutcome } from "./modules/campaigns/outcomes.ts";
 import { campaignsUsingAgent } from "./modules/campaigns/service.ts";
-import { numbersOnCarrier, numbersUsingAgent, onNumberChanges } from "./modules/phone-numbers/service.ts";
+import { findNumberById, findOwnedNumber, numberOfAgent, numbersOnCarrier, numbersUsingAgent, onNumberChanges } from "./modules/phone-numbers/service.ts";
 import { runSchedule } from "./modules/schedules/runner.ts";
 import { RUN_JOB, schedulesUsingAgent } from "./modules/schedules/service.ts";
 import { pruneWidgetSessions, widgetsUsingAgent } from "./modules/widgets/service.ts";
 import { demoUsingAgent } from "./modules/front-door/demo.ts";
-import { findOperatorWorkspace } from "./modules/workspaces/repo.ts";
+import { findOperatorWorkspace, firstWorkspaceOf, insertMember, membershipOf } from "./modules/workspaces/repo.ts";
 import { hostBrandLookup } from "./modules/white-label/directory.ts";
 import { invokeTool } from "./modules/tools/invoke.ts";
 import { toolConfigOf } from "./modules/tools/models.ts";
@@ -68,6 +82,7 @@ export interface Parley extends HttpContext {
 /** Opens the data dir and database (migrated), and wires every feature; nothing runs until startServer. */
 export function createParley(options: ContextOptions): Parley {
   const ctx = withHttp(createContext(options));
+  installPorts(ctx);
   const brains = brainServices(ctx);
   const carriers = new CarrierRegistry(ctx, [simulatedKind(), sipKind(), twilioKind(), telnyxKind()]);
   const inbound = inboundCalls(ctx, brains, carriers);
@@ -96,6 +111,59 @@ export function createParley(options: ContextOptions): Parley {
   const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }), carriers, services });
   registerJobHandlers(parley);
   return parley;
+}
+
+/**
+ * What each feature reaches in the others (its ports), from the features that keep it. Installed on the
+ * context like the hooks, so the features' functions keep their signatures for every caller (CLI, scripts).
+ */
+function installPorts(ctx: AppContext): void {
+  const agents = {
+    referencedAgent: (workspaceId: string, id: string) => referencedAgent(ctx, workspaceId, id),
+    findAgent: (workspaceId: string, id: string) => findAgent(ctx.db, workspaceId, id),
+  };
+  const numbers = {
+    numberById: (workspaceId: string, id: string) => findNumberById(ctx, workspaceId, id),
+    ownedNumber: (workspaceId: string, number: string) => findOwnedNumber(ctx, workspaceId, number),
+  };
+  const workspaces = {
+    getWorkspace: (workspaceId: string) => getWorkspace(ctx, workspaceId),
+    isMember: (userId: string, workspaceId: string) => Boolean(membershipOf(ctx.db, userId, workspaceId)),
+  };
+  installAgentsPorts(ctx, {
+    defaultLanguage: (workspaceId) => getWorkspace(ctx, workspaceId).defaultLanguage,
+    existingToolIds: (workspaceId, ids) => new Set(findTools(ctx.db, workspaceId, ids).map((tool) => tool.id)),
+    existingKnowledgeBaseIds: (workspaceId, ids) => existingKnowledgeBaseIds(ctx.db, workspaceId, ids),
+    invokeTool(workspaceId, toolId, args, context) {
+      const tool = findTool(ctx.db, workspaceId, toolId);
+      return tool ? invokeTool(ctx, tool, args, context) : null;
+    },
+    webhook: {
+      create: (workspaceId, agentId, url, events) => createAgentWebhook(ctx, workspaceId, agentId, url, events),
+      update: (workspaceId, agentId, url, events) => updateAgentWebhook(ctx, workspaceId, agentId, url, events),
+      rotateSecret: (workspaceId, agentId) => rotateAgentWebhookSecret(ctx, workspaceId, agentId),
+      delete: (workspaceId, agentId) => deleteAgentWebhook(ctx, workspaceId, agentId),
+    },
+    awaitFirstAttempt: (workspaceId, eventId, deliveryId) => awaitFirstAttempt(ctx, workspaceId, eventId, deliveryId),
+  });
+  installAuthPorts(ctx, {
+    ...workspaces,
+    createWorkspaceWithOwner: (userId, input, options) => createWorkspaceWithOwner(ctx, userId, input, options),
+    firstWorkspaceOf: (userId) => firstWorkspaceOf(ctx.db, userId),
+    getApiKey: (workspaceId, id) => getApiKey(ctx, workspaceId, id),
+    withPendingUse: (key) => withPendingUse(ctx, key),
+  });
+  installMembersPorts(ctx, { ...workspaces, findUser: (userId) => findUser(ctx.db, userId), insertMember: (member) => insertMember(ctx.db, member) });
+  installCallsPorts(ctx, {
+    ...agents,
+    ...numbers,
+    getAgent: (workspaceId, id) => getAgent(ctx, workspaceId, id),
+    agentConfigAt: (workspaceId, agentId, version) => configAtVersion(ctx, workspaceId, agentId, version),
+    numberOfAgent: (workspaceId, agentId) => numberOfAgent(ctx, workspaceId, agentId),
+  });
+  installCampaignsPorts(ctx, { ...agents, ...numbers });
+  installPhoneNumbersPorts(ctx, agents);
+  installSchedulesPorts(ctx, { ...agents, ...numbers });
 }
 
 /** A brain's tools, knowledge and language model, from the features that keep them. */

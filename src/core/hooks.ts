@@ -15,3 +15,19 @@ export function hookPoint<Hook>(): { add(ctx: AppContext, hook: Hook): void; of(
     of: (ctx) => registry.get(ctx) ?? [],
   };
 }
+
+/**
+ * What one feature needs of others (its ports), installed once per context by the composition root so
+ * the feature imports none of them. A use before that is a wiring mistake, said as such.
+ */
+export function portPoint<Ports>(feature: string): { install(ctx: AppContext, ports: Ports): void; of(ctx: AppContext): Ports } {
+  const installed = new WeakMap<AppContext, Ports>();
+  return {
+    install: (ctx, ports) => void installed.set(ctx, ports),
+    of(ctx) {
+      const ports = installed.get(ctx);
+      if (!ports) throw new Error(`the ${feature} feature's ports are not installed (src/server.ts installs them)`);
+      return ports;
+    },
+  };
+}

@@ -46,18 +46,10 @@ describe("src/ imports", () => {
 
 /**
  * A feature reaches another feature's schemas (models.ts) freely, its services only through what the
- * composition root hands it. These direct uses predate that rule and are being moved behind injected
- * services; the list may only shrink (a new one fails, and so does a removed one still listed).
+ * composition root hands it (its ports, installed by src/server.ts). The direct uses that predated the
+ * rule are all gone; the list stays empty (a new one fails).
  */
-const CROSS_FEATURE_DEBT = [
-  "agents -> knowledge-base/repo.ts", "agents -> tools/invoke.ts", "agents -> tools/repo.ts", "agents -> webhooks/agent-webhooks.ts",
-  "agents -> webhooks/service.ts", "agents -> workspaces/service.ts", "auth -> api-keys/service.ts", "auth -> workspaces/repo.ts",
-  "auth -> workspaces/service.ts", "calls -> agents/repo.ts", "calls -> agents/service.ts", "calls -> phone-numbers/service.ts",
-  "campaigns -> agents/repo.ts", "campaigns -> agents/service.ts", "campaigns -> calls/lifecycle.ts",
-  "campaigns -> phone-numbers/service.ts", "members -> auth/repo.ts", "members -> workspaces/repo.ts", "members -> workspaces/service.ts",
-  "phone-numbers -> agents/service.ts", "schedules -> agents/service.ts",
-  "schedules -> phone-numbers/service.ts",
-];
+const CROSS_FEATURE_DEBT: string[] = [];
 
 describe("features", () => {
   test("reach other features' services only through the composition root (no new direct use)", () => {

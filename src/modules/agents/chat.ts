@@ -6,7 +6,8 @@ import { newId } from "../../lib/ids.ts";
 import { DAY } from "../../lib/time.ts";
 import { AgentConversation, type ConversationState } from "../../voice/brains/agent-brain.ts";
 import type { BrainServices } from "../../voice/brains/services.ts";
-import { configOf, getAgent } from "./service.ts";
+import { configOf } from "./models.ts";
+import { getAgent } from "./service.ts";
 
 const SESSION_LIFETIME_MS = DAY;
 

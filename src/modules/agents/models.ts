@@ -1,9 +1,8 @@
 import { t } from "elysia";
 import { Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
-import { agentFields } from "../../voice/agent-config.ts";
+import { agentFields, type AgentConfig } from "../../voice/agent-config.ts";
 import type { AgentRow } from "./repo.ts";
-import { configOf } from "./service.ts";
 import { nameSchemas } from "../../lib/schema-names.ts";
 
 export const Agent = t.Composite([
@@ -66,6 +65,13 @@ export const ToolInvocation = t.Object({
 });
 
 export const WebhookSecret = t.Object({ webhook_secret: t.String({ description: "Shown once; the previous secret keeps signing for 24 h" }) });
+
+export type { AgentRow };
+
+/** An agent's (or one of its versions') configuration as requests see it; the name lives in its own column. */
+export function configOf(row: Pick<AgentRow, "config" | "name">): AgentConfig {
+  return { ...(row.config as Omit<AgentConfig, "name">), name: row.name } as AgentConfig;
+}
 
 export function agentJson(row: AgentRow) {
   return { id: row.id, object: "agent" as const, version: row.version, created_at: toIso(row.createdAt), updated_at: toIso(row.updatedAt), ...configOf(row) };

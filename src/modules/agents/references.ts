@@ -1,11 +1,10 @@
 import type { AppContext } from "../../core/context.ts";
 import type { FieldError } from "../../http/errors.ts";
 import { flowProblems } from "../../voice/brains/flow/schema.ts";
-import { existingKnowledgeBaseIds } from "../knowledge-base/repo.ts";
 import { findProvider, type ProviderKind } from "../../providers/store.ts";
-import { findTools } from "../tools/repo.ts";
 import { checkOutboundUrlField } from "../../http/url-field.ts";
 import type { AgentConfig } from "../../voice/agent-config.ts";
+import { agentsPorts } from "./ports.ts";
 
 /** Which provider kinds can serve each role (builtin serves every one). */
 const ROLE_KINDS: Record<"llm" | "voice" | "transcriber", ProviderKind[]> = {
@@ -37,14 +36,14 @@ export function agentReferenceProblems(ctx: AppContext, workspaceId: string, con
   const toolIds = new Set<string>();
   config.tools.forEach((tool) => "tool_id" in tool && toolIds.add(tool.tool_id));
   if (config.brain.type === "flow") for (const node of Object.values(config.brain.flow.nodes)) if (node.type === "tool") toolIds.add(node.tool_id);
-  const knownTools = new Set(findTools(ctx.db, workspaceId, [...toolIds]).map((t) => t.id));
+  const knownTools = agentsPorts(ctx).existingToolIds(workspaceId, [...toolIds]);
   config.tools.forEach((tool, i) => {
     if ("tool_id" in tool && !knownTools.has(tool.tool_id)) problems.push({ field: `tools[${i}].tool_id`, message: `no tool ${tool.tool_id} in this workspace` });
   });
 
   const kbIds = new Set(config.knowledge_base_ids);
   if (config.brain.type === "flow") for (const node of Object.values(config.brain.flow.nodes)) if (node.type === "answer") node.knowledge_base_ids?.forEach((id) => kbIds.add(id));
-  const knownKbs = existingKnowledgeBaseIds(ctx.db, workspaceId, [...kbIds]);
+  const knownKbs = agentsPorts(ctx).existingKnowledgeBaseIds(workspaceId, [...kbIds]);
   config.knowledge_base_ids.forEach((id, i) => {
     if (!knownKbs.has(id)) problems.push({ field: `knowledge_base_ids[${i}]`, message: `no knowledge base ${id} in this workspace` });
   });

@@ -9,15 +9,12 @@ import { decodeCursor, encodeCursor } from "../../lib/cursor.ts";
 import { toIso } from "../../lib/time.ts";
 import { TEST_EVENT_TYPE } from "../../webhooks/event-types.ts";
 import { publishAgentEvent } from "../../webhooks/outbox.ts";
-import { invokeTool } from "../tools/invoke.ts";
-import { findTool } from "../tools/repo.ts";
-import { rotateAgentWebhookSecret } from "../webhooks/agent-webhooks.ts";
 import { attemptJson, deliveryJson, TestResult } from "../webhooks/models.ts";
-import { awaitFirstAttempt } from "../webhooks/service.ts";
 import type { BrainServices } from "../../voice/brains/services.ts";
 import { chat } from "./chat.ts";
 import { AgentCreate, AgentUpdate } from "../../voice/agent-config.ts";
-import { Agent, AgentVersion, AgentWithSecret, ChatRequest, ChatResponse, TestFunctionRequest, ToolInvocation, VersionParams, WebhookSecret, agentJson } from "./models.ts";
+import { Agent, AgentVersion, AgentWithSecret, ChatRequest, ChatResponse, TestFunctionRequest, ToolInvocation, VersionParams, WebhookSecret, agentJson, configOf } from "./models.ts";
+import { agentsPorts } from "./ports.ts";
 import { listAgents, listVersions } from "./repo.ts";
 import * as service from "./service.ts";
 
@@ -25,6 +22,7 @@ const doc = docsFor("Agents");
 
 export function agentRoutes(ctx: HttpContext, brains: BrainServices, agentUsage: (workspaceId: string, agentId: string) => string[]) {
   const actor = (p: { userId: string | null; apiKeyId: string | null }) => p.userId ?? p.apiKeyId;
+  const ports = agentsPorts(ctx);
   return new Elysia({ prefix: "/v1/agents" })
     .use(authPlugin(ctx))
     .post(
@@ -68,11 +66,11 @@ export function agentRoutes(ctx: HttpContext, brains: BrainServices, agentUsage:
     .post(
       "/:id/test-function",
       async ({ principal, params, body }) => {
-        const agent = service.configOf(service.getAgent(ctx, principal.workspaceId, params.id));
+        const agent = configOf(service.getAgent(ctx, principal.workspaceId, params.id));
         const attached = agent.tools.some((tool) => "tool_id" in tool && tool.tool_id === body.tool_id);
-        const tool = attached ? findTool(ctx.db, principal.workspaceId, body.tool_id) : undefined;
-        if (!tool) throw invalid("tool_id", "is not one of this agent's tools");
-        return invokeTool(ctx, tool, body.arguments ?? {}, { agentId: params.id, callId: null });
+        const invocation = attached ? ports.invokeTool(principal.workspaceId, body.tool_id, body.arguments ?? {}, { agentId: params.id, callId: null }) : null;
+        if (!invocation) throw invalid("tool_id", "is not one of this agent's tools");
+        return invocation;
       },
       {
         auth: "write",
@@ -124,14 +122,14 @@ export function agentRoutes(ctx: HttpContext, brains: BrainServices, agentUsage:
       "/:id/webhook/rotate-secret",
       ({ principal, params }) => {
         service.getAgent(ctx, principal.workspaceId, params.id);
-        return { webhook_secret: rotateAgentWebhookSecret(ctx, principal.workspaceId, params.id) };
+        return { webhook_secret: ports.webhook.rotateSecret(principal.workspaceId, params.id) };
       },
       { auth: "write", params: IdParam, response: { 200: WebhookSecret }, detail: doc("rotateAgentWebhookSecret", "New signing secret, shown once") },
     )
     .post(
       "/:id/webhook/test",
       async ({ principal, params }) => {
-        const agent = service.configOf(service.getAgent(ctx, principal.workspaceId, params.id));
+        const agent = configOf(service.getAgent(ctx, principal.workspaceId, params.id));
         if (!agent.webhook_url) throw new ApiError("agent_not_ready", "the agent has no webhook_url");
         const published = publishAgentEvent(ctx, {
           workspaceId: principal.workspaceId,
@@ -140,7 +138,7 @@ export function agentRoutes(ctx: HttpContext, brains: BrainServices, agentUsage:
           type: TEST_EVENT_TYPE,
           data: { message: `Test event from ${ctx.brand.name}`, destination_id: params.id },
         });
-        const result = await awaitFirstAttempt(ctx, principal.workspaceId, published.eventId, published.deliveryIds[0]);
+        const result = await ports.awaitFirstAttempt(principal.workspaceId, published.eventId, published.deliveryIds[0]);
         return { event_id: result.eventId, delivery: deliveryJson(result.delivery, result.eventType), attempt: result.attempt ? attemptJson(result.attempt) : null };
       },
       { auth: "write", params: IdParam, response: { 200: TestResult }, detail: doc("testAgentWebhook", "Send a signed test event to `webhook_url`") },

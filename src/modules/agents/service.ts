@@ -1,15 +1,11 @@
 import type { AppContext } from "../../core/context.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { newId } from "../../lib/ids.ts";
-import { getWorkspace } from "../workspaces/service.ts";
-import { createAgentWebhook, deleteAgentWebhook, updateAgentWebhook } from "../webhooks/agent-webhooks.ts";
 import { withDefaults, type AgentConfig, type AgentInput } from "../../voice/agent-config.ts";
+import { configOf } from "./models.ts";
+import { agentsPorts } from "./ports.ts";
 import { agentReferenceProblems } from "./references.ts";
 import * as repo from "./repo.ts";
-
-export function configOf(row: repo.AgentRow): AgentConfig {
-  return { ...(row.config as Omit<AgentConfig, "name">), name: row.name } as AgentConfig;
-}
 
 function checkConfig(ctx: AppContext, workspaceId: string, config: AgentConfig): void {
   const problems = agentReferenceProblems(ctx, workspaceId, config);
@@ -23,14 +19,14 @@ function storedConfig(config: AgentConfig): Record<string, unknown> {
 
 /** Creates the agent, its first version and its lifecycle webhook channel in one transaction. */
 export function createAgent(ctx: AppContext, workspaceId: string, input: AgentInput & { name: string }, actor: string | null) {
-  const config = withDefaults(input, getWorkspace(ctx, workspaceId).defaultLanguage);
+  const config = withDefaults(input, agentsPorts(ctx).defaultLanguage(workspaceId));
   checkConfig(ctx, workspaceId, config);
   const now = ctx.clock.now();
   const row: repo.AgentRow = { id: newId("agent"), workspaceId, name: config.name, config: storedConfig(config), version: 1, createdAt: now, updatedAt: now };
   const webhookSecret = ctx.sqlite.transaction(() => {
     repo.insertAgent(ctx.db, row);
     repo.insertVersion(ctx.db, { agentId: row.id, version: 1, workspaceId, name: row.name, config: row.config, createdBy: actor, note: "created", createdAt: now });
-    return createAgentWebhook(ctx, workspaceId, row.id, config.webhook_url, config.webhook_events);
+    return agentsPorts(ctx).webhook.create(workspaceId, row.id, config.webhook_url, config.webhook_events);
   })();
   return { row, webhookSecret };
 }
@@ -48,6 +44,12 @@ export function referencedAgent(ctx: AppContext, workspaceId: string, id: string
   return row;
 }
 
+/** An agent as it was at a version (as it is now when that version is gone); null once the agent is deleted. */
+export function configAtVersion(ctx: AppContext, workspaceId: string, id: string, version: number): AgentConfig | null {
+  const stored = repo.findVersion(ctx.db, workspaceId, id, version) ?? repo.findAgent(ctx.db, workspaceId, id);
+  return stored ? configOf(stored) : null;
+}
+
 /** A new configuration becomes a new version; the fields given replace the stored ones whole. */
 export function updateAgent(ctx: AppContext, workspaceId: string, id: string, changes: AgentInput, actor: string | null, note = "updated") {
   const current = getAgent(ctx, workspaceId, id);
@@ -58,7 +60,7 @@ export function updateAgent(ctx: AppContext, workspaceId: string, id: string, ch
   ctx.sqlite.transaction(() => {
     repo.updateAgentRow(ctx.db, workspaceId, id, { name: config.name, config: storedConfig(config), version, updatedAt: now });
     repo.insertVersion(ctx.db, { agentId: id, version, workspaceId, name: config.name, config: storedConfig(config), createdBy: actor, note, createdAt: now });
-    updateAgentWebhook(ctx, workspaceId, id, config.webhook_url, config.webhook_events);
+    agentsPorts(ctx).webhook.update(workspaceId, id, config.webhook_url, config.webhook_events);
   })();
   return getAgent(ctx, workspaceId, id);
 }
@@ -86,6 +88,6 @@ export function deleteAgent(ctx: AppContext, workspaceId: string, id: string, us
   if (inUse.length) throw new ApiError("agent_in_use", `the agent is still in use: ${inUse.join("; ")}`);
   ctx.sqlite.transaction(() => {
     repo.deleteAgentRow(ctx.db, workspaceId, id);
-    deleteAgentWebhook(ctx, workspaceId, id);
+    agentsPorts(ctx).webhook.delete(workspaceId, id);
   })();
 }

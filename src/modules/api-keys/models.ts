@@ -36,6 +36,8 @@ export const ApiKeyCreate = t.Object(
 
 export const ApiKeyUpdate = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
 
+export type { ApiKeyRow };
+
 export function apiKeyJson(row: ApiKeyRow) {
   return {
     id: row.id,

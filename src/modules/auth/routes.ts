@@ -7,14 +7,13 @@ import { Accepted, IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
 import { requestMeta } from "../../http/request-meta.ts";
 import { apiKeyJson } from "../api-keys/models.ts";
-import { getApiKey, withPendingUse } from "../api-keys/service.ts";
 import { cachedKeyById } from "../../http/credential-cache.ts";
 import { workspaceJson } from "../workspaces/models.ts";
-import { getWorkspace } from "../workspaces/service.ts";
 import {
   ForgotBody, LoginBody, Me, PasswordChange, ProfileUpdate, RefreshBody, RegisterBody, Registered, ResetBody, Session, Tokens, User,
   sessionJson, userJson,
 } from "./models.ts";
+import { authPorts } from "./ports.ts";
 import * as repo from "./repo.ts";
 import * as auth from "./service.ts";
 
@@ -26,6 +25,7 @@ const client = (request: Request): auth.ClientInfo => {
 };
 
 export function authRoutes(ctx: HttpContext) {
+  const ports = authPorts(ctx);
   return new Elysia({ prefix: "/v1/auth" })
     .use(authPlugin(ctx))
     .post(
@@ -54,11 +54,11 @@ export function authRoutes(ctx: HttpContext) {
         if (principal.apiKeyId) {
           // The rows the key was just resolved with: no second read of either.
           const resolved = cachedKeyById(ctx, principal.apiKeyId, ctx.clock.now());
-          const key = resolved ? withPendingUse(ctx, resolved.key) : getApiKey(ctx, principal.workspaceId, principal.apiKeyId);
-          const workspace = workspaceJson(resolved?.workspace ?? getWorkspace(ctx, principal.workspaceId));
+          const key = resolved ? ports.withPendingUse(resolved.key) : ports.getApiKey(principal.workspaceId, principal.apiKeyId);
+          const workspace = workspaceJson(resolved?.workspace ?? ports.getWorkspace(principal.workspaceId));
           return { object: "api_key" as const, id: principal.apiKeyId, api_key: apiKeyJson(key), workspace };
         }
-        const workspace = workspaceJson(getWorkspace(ctx, principal.workspaceId));
+        const workspace = workspaceJson(ports.getWorkspace(principal.workspaceId));
         const user = repo.findUser(ctx.db, principal.userId!);
         if (!user) throw new ApiError("unauthorized", "the user no longer exists");
         return { ...userJson(user), role: principal.role!, workspace };

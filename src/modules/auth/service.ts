@@ -5,9 +5,8 @@ import type { SessionPrincipal } from "../../http/permissions.ts";
 import { newId } from "../../lib/ids.ts";
 import { DAY, HOUR } from "../../lib/time.ts";
 import { recordAudit } from "../../http/audit-writer.ts";
-import { firstWorkspaceOf, membershipOf } from "../workspaces/repo.ts";
-import { createWorkspaceWithOwner } from "../workspaces/service.ts";
-import type { WorkspaceRow } from "../workspaces/repo.ts";
+import type { WorkspaceRow } from "../workspaces/models.ts";
+import { authPorts } from "./ports.ts";
 import { checkPasswordStrength, hashPassword, verifyPassword } from "./passwords.ts";
 import * as repo from "./repo.ts";
 import { ACCESS_TOKEN_TTL_SECONDS } from "../../http/access-tokens.ts";
@@ -61,7 +60,7 @@ export function createUser(
   return ctx.sqlite.transaction(() => {
     if (repo.findUserByEmail(ctx.db, user.email)) throw new ApiError("email_taken", "an account with this e-mail already exists");
     repo.insertUser(ctx.db, user);
-    const workspace = createWorkspaceWithOwner(ctx, user.id, { name: workspaceName }, { operator: input.operator });
+    const workspace = authPorts(ctx).createWorkspaceWithOwner(user.id, { name: workspaceName }, { operator: input.operator });
     return { user, workspace };
   })();
 }
@@ -70,9 +69,9 @@ export async function login(ctx: HttpContext, input: { email: string; password: 
   const user = repo.findUserByEmail(ctx.db, input.email);
   const valid = await verifyPassword(input.password, user?.passwordHash ?? null);
   if (!user || !valid) throw new ApiError("invalid_credentials", "e-mail or password is incorrect");
-  let workspaceId = firstWorkspaceOf(ctx.db, user.id);
+  let workspaceId = authPorts(ctx).firstWorkspaceOf(user.id);
   if (input.workspace_id) {
-    if (!membershipOf(ctx.db, user.id, input.workspace_id)) throw invalid("workspace_id", "you are not a member of this workspace");
+    if (!authPorts(ctx).isMember(user.id, input.workspace_id)) throw invalid("workspace_id", "you are not a member of this workspace");
     workspaceId = input.workspace_id;
   }
   return startSession(ctx, user.id, workspaceId, client);
@@ -116,7 +115,7 @@ export async function refresh(ctx: HttpContext, refreshToken: string): Promise<T
     throw new ApiError("unauthorized", "this refresh token was already used; the session has been revoked for safety");
   }
   let workspaceId = session.workspaceId;
-  if (workspaceId && !membershipOf(ctx.db, session.userId, workspaceId)) workspaceId = firstWorkspaceOf(ctx.db, session.userId);
+  if (workspaceId && !authPorts(ctx).isMember(session.userId, workspaceId)) workspaceId = authPorts(ctx).firstWorkspaceOf(session.userId);
   return tokenPair(ctx, session.userId, session.id, workspaceId, next.token);
 }
 

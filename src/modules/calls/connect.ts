@@ -2,9 +2,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { AppContext } from "../../core/context.ts";
 import type { AgentConfig } from "../../voice/agent-config.ts";
-import { configOf } from "../agents/service.ts";
-import { findAgent, findVersion } from "../agents/repo.ts";
 import { addTimelineEvent, callJournal, endCall, findCall, markRinging, type CallRow } from "./lifecycle.ts";
+import { callsPorts } from "./ports.ts";
 import type { RunningJob } from "../../jobs/runner.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
 import type { CallLeg } from "../../telephony/types.ts";
@@ -17,10 +16,7 @@ import { mediaClock } from "../../voice/media/media-clock.ts";
 
 /** The agent as it was when the call was created (later edits do not change a call in flight). */
 export function agentConfigForCall(ctx: AppContext, call: CallRow): AgentConfig | null {
-  const version = findVersion(ctx.db, call.workspaceId, call.agentId, call.agentVersion);
-  if (version) return { ...(version.config as Omit<AgentConfig, "name">), name: version.name } as AgentConfig;
-  const agent = findAgent(ctx.db, call.workspaceId, call.agentId);
-  return agent ? configOf(agent) : null;
+  return callsPorts(ctx).agentConfigAt(call.workspaceId, call.agentId, call.agentVersion);
 }
 
 export function recordingPathFor(ctx: AppContext, call: CallRow): string {

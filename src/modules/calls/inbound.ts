@@ -3,16 +3,16 @@ import { ApiError } from "../../http/errors.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
 import type { InboundCalls, InboundRequest } from "../../telephony/types.ts";
 import type { BrainServices } from "../../voice/brains/services.ts";
-import { findOwnedNumber } from "../phone-numbers/service.ts";
 import { agentConfigForCall, connectLeg } from "./connect.ts";
 import { endCall } from "./lifecycle.ts";
+import { callsPorts } from "./ports.ts";
 import { checkInboundAllowed, createInboundCall } from "./service.ts";
 
 /** The one inbound path every carrier uses: the number's agent answers, or the call is refused saying why. */
 export function inboundCalls(ctx: AppContext, brains: BrainServices, carriers: CarrierRegistry): InboundCalls {
   /** The number called and its carrier, when it is this workspace's number on a connection of the request's kind. */
   const route = (workspaceId: string, request: InboundRequest) => {
-    const number = findOwnedNumber(ctx, workspaceId, request.to);
+    const number = callsPorts(ctx).ownedNumber(workspaceId, request.to);
     const carrier = number ? carriers.carrier(workspaceId, number.carrier) : undefined;
     // Another workspace's number, or one on another carrier, is as unknown as a number nobody owns.
     if (!number || !carrier || carrier.kind !== request.kind || (request.connectionId && number.carrier !== request.connectionId)) {

@@ -6,7 +6,7 @@ import { E164 } from "../phone-numbers/models.ts";
 import type { CallCost } from "./costs.ts";
 import { nameSchemas } from "../../lib/schema-names.ts";
 
-type CallRow = typeof calls.$inferSelect;
+export type CallRow = typeof calls.$inferSelect;
 
 export const Turn = t.Object({
   role: OneOf(["agent", "caller"]),

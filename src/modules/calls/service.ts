@@ -13,9 +13,10 @@ import { agentReadinessProblems } from "../../voice/readiness.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
 import { checkReach, type CarrierReach } from "../../telephony/reach.ts";
 import type { Carrier } from "../../telephony/types.ts";
-import { configOf, getAgent, referencedAgent } from "../agents/service.ts";
-import { findNumberById, findOwnedNumber, numberOfAgent, type PhoneNumberRow } from "../phone-numbers/service.ts";
+import { configOf } from "../agents/models.ts";
+import type { PhoneNumberRow } from "../phone-numbers/models.ts";
 import { addTimelineEvent, checkCallStart, endCall, findCall, type CallRow } from "./lifecycle.ts";
+import { callsPorts } from "./ports.ts";
 import { mp3Settled, recordingFile } from "./recording.ts";
 
 export const PLACE_JOB = "calls.place";
@@ -44,12 +45,13 @@ export interface OutboundInput {
 export function createOutboundCall(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, input: OutboundInput, extra: { campaignId?: string; contactId?: number; reach?: CarrierReach } = {}): CallRow {
   // Every outbound call (API, campaign, schedule, demo) starts here: a suspended workspace places none.
   assertNotSuspended(ctx, workspaceId);
-  const agent = referencedAgent(ctx, workspaceId, input.agent_id);
+  const ports = callsPorts(ctx);
+  const agent = ports.referencedAgent(workspaceId, input.agent_id);
   const number = input.fromNumberId
-    ? findNumberById(ctx, workspaceId, input.fromNumberId)
+    ? ports.numberById(workspaceId, input.fromNumberId)
     : input.from
-      ? findOwnedNumber(ctx, workspaceId, input.from)
-      : numberOfAgent(ctx, workspaceId, agent.id);
+      ? ports.ownedNumber(workspaceId, input.from)
+      : ports.numberOfAgent(workspaceId, agent.id);
   if (input.fromNumberId && !number) throw invalid("from_number_id", `no phone number ${input.fromNumberId} in this workspace`);
   if (input.from && !number) throw invalid("from", `${input.from} is not a number of this workspace`);
   if (!number) throw new ApiError("agent_not_ready", "the agent has no phone number: assign one (POST /v1/phone-numbers/{id}/assign) or pass `from`");
@@ -146,7 +148,7 @@ export function checkInboundAllowed(ctx: AppContext, workspaceId: string, number
   assertNotSuspended(ctx, workspaceId);
   if ((number.inbound as { enabled?: boolean }).enabled === false) throw new ApiError("number_unavailable", `inbound calls to ${number.number} are switched off`);
   if (!number.agentId) throw new ApiError("number_unavailable", `no agent answers ${number.number}: assign one first`);
-  const agent = getAgent(ctx, workspaceId, number.agentId);
+  const agent = callsPorts(ctx).getAgent(workspaceId, number.agentId);
   const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition });
   if (problems.length) throw notReady(problems);
   checkCallStart(ctx, { workspaceId, carrierKind, direction: "inbound", agent: configOf(agent) });
@@ -186,7 +188,7 @@ export const BROWSER_CARRIER = "browser";
 /** A browser voice session: the agent must be able to hold a live call with a real recogniser. */
 export function checkWebCallAllowed(ctx: AppContext, workspaceId: string, agentId: string) {
   assertNotSuspended(ctx, workspaceId);
-  const agent = referencedAgent(ctx, workspaceId, agentId);
+  const agent = callsPorts(ctx).referencedAgent(workspaceId, agentId);
   const problems = agentReadinessProblems(ctx, workspaceId, configOf(agent), { simulatedRecognition: false });
   if (problems.length) throw notReady(problems);
   checkCallStart(ctx, { workspaceId, carrierKind: BROWSER_CARRIER, direction: "web", agent: configOf(agent) });

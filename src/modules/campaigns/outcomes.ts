@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { campaignContacts, type ContactStatus } from "../../db/schema/index.ts";
 import { MINUTE } from "../../lib/time.ts";
-import type { CallRow } from "../calls/lifecycle.ts";
+import type { CallRow } from "../calls/models.ts";
 import { finishIfDone, wakeDispatcher } from "./dispatcher.ts";
 import { findCampaign } from "./repo.ts";
 import type { RetryPolicy } from "../../db/schema/campaigns.ts";

@@ -8,9 +8,9 @@ import { docsFor } from "../../http/docs.ts";
 import { invalid } from "../../http/errors.ts";
 import { IdParam, NoContent, noContent, OneOf } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
-import { findAgent } from "../agents/repo.ts";
-import { configOf } from "../agents/service.ts";
+import { configOf } from "../agents/models.ts";
 import { Campaign, CampaignCreate, CampaignUpdate, Contact, campaignJson, contactJson, type CampaignRow } from "./models.ts";
+import { campaignsPorts } from "./ports.ts";
 import { contactCounts } from "./repo.ts";
 import { campaignStats, resultsCsv } from "./results.ts";
 import * as service from "./service.ts";
@@ -141,7 +141,7 @@ export function campaignRoutes(ctx: HttpContext) {
       ({ principal, params }) => {
         const campaign = service.getCampaign(ctx, principal.workspaceId, params.id);
         // Extraction columns come from the agent as it is now; an agent since deleted leaves none.
-        const agent = findAgent(ctx.db, principal.workspaceId, campaign.agentId);
+        const agent = campaignsPorts(ctx).findAgent(principal.workspaceId, campaign.agentId);
         const fields = agent ? configOf(agent).extraction.map((field) => field.name) : [];
         return new Response(resultsCsv(ctx, campaign, fields), {
           headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${campaign.id}-results.csv"` },

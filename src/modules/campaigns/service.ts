@@ -7,10 +7,9 @@ import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { isValidTimeZone, parseIso } from "../../lib/time.ts";
-import { referencedAgent } from "../agents/service.ts";
-import { findNumberById } from "../phone-numbers/service.ts";
 import { wakeDispatcher } from "./dispatcher.ts";
 import type { CampaignRow, ContactRow } from "./models.ts";
+import { campaignsPorts } from "./ports.ts";
 import { contactCounts } from "./repo.ts";
 
 const DAY_NUMBERS: Record<string, number> = { mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6, sun: 7 };
@@ -60,8 +59,8 @@ function instant(field: string, value: string | null | undefined): number | null
 
 /** Checks references (agent, caller id) in this workspace; unknown ones are 422 naming the field. */
 function checkReferences(ctx: AppContext, workspaceId: string, input: CampaignInput): void {
-  if (input.agent_id !== undefined) referencedAgent(ctx, workspaceId, input.agent_id);
-  if (input.from_number_id && !findNumberById(ctx, workspaceId, input.from_number_id)) {
+  if (input.agent_id !== undefined) campaignsPorts(ctx).referencedAgent(workspaceId, input.agent_id);
+  if (input.from_number_id && !campaignsPorts(ctx).numberById(workspaceId, input.from_number_id)) {
     throw invalid("from_number_id", `no phone number ${input.from_number_id} in this workspace`);
   }
 }

@@ -5,8 +5,8 @@ import { docsFor } from "../../http/docs.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
 import { workspaceJson } from "../workspaces/models.ts";
-import { getWorkspace } from "../workspaces/service.ts";
 import { Invitation, InviteBody, Member, MemberWithWorkspace, RoleChange, TokenParam, invitationJson, memberJson } from "./models.ts";
+import { membersPorts } from "./ports.ts";
 import { listMembers } from "./repo.ts";
 import { acceptInvitation, changeRole, invite, removeMember } from "./service.ts";
 
@@ -50,7 +50,7 @@ export function memberRoutes(ctx: HttpContext) {
       "/invitations/:token/accept",
       ({ session, params }) => {
         const member = acceptInvitation(ctx, session, params.token);
-        return { ...memberJson(member), workspace: workspaceJson(getWorkspace(ctx, member.workspaceId)) };
+        return { ...memberJson(member), workspace: workspaceJson(membersPorts(ctx).getWorkspace(member.workspaceId)) };
       },
       { user: true, params: TokenParam, response: { 200: MemberWithWorkspace }, detail: doc("acceptInvitation", "Accept an invitation") },
     );

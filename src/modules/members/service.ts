@@ -3,9 +3,8 @@ import { ApiError, notFound } from "../../http/errors.ts";
 import type { Principal, Role, SessionPrincipal } from "../../http/permissions.ts";
 import { newId } from "../../lib/ids.ts";
 import { DAY } from "../../lib/time.ts";
-import { findUser } from "../auth/repo.ts";
 import { hashOpaqueToken, newOpaqueToken } from "../../lib/opaque-token.ts";
-import { insertMember, membershipOf } from "../workspaces/repo.ts";
+import { membersPorts } from "./ports.ts";
 import * as repo from "./repo.ts";
 
 export const INVITATION_LIFETIME_MS = 7 * DAY;
@@ -72,13 +71,14 @@ export function acceptInvitation(ctx: AppContext, session: SessionPrincipal, tok
   const now = ctx.clock.now();
   if (invitation.acceptedAt !== null) throw new ApiError("invalid_state", "this invitation has already been accepted");
   if (invitation.expiresAt <= now) throw new ApiError("gone", "this invitation has expired; ask for a new one");
-  const user = findUser(ctx.db, session.userId);
+  const ports = membersPorts(ctx);
+  const user = ports.findUser(session.userId);
   if (!user || user.email !== invitation.email) throw new ApiError("forbidden", "this invitation was sent to a different e-mail address");
   return ctx.sqlite.transaction(() => {
-    if (membershipOf(ctx.db, user.id, invitation.workspaceId)) throw new ApiError("already_member", "you are already a member of this workspace");
+    if (ports.isMember(user.id, invitation.workspaceId)) throw new ApiError("already_member", "you are already a member of this workspace");
     if (!repo.markInvitationAccepted(ctx.db, invitation.id, user.id, now)) throw new ApiError("invalid_state", "this invitation has already been accepted");
     const memberId = newId("mem");
-    insertMember(ctx.db, { id: memberId, workspaceId: invitation.workspaceId, userId: user.id, role: invitation.role, createdAt: now });
+    ports.insertMember({ id: memberId, workspaceId: invitation.workspaceId, userId: user.id, role: invitation.role, createdAt: now });
     return repo.findMember(ctx.db, invitation.workspaceId, memberId)!;
   })();
 }

@@ -4,7 +4,7 @@ import { toIso } from "../../lib/time.ts";
 import type { phoneNumbers } from "../../db/schema/index.ts";
 import { nameSchemas } from "../../lib/schema-names.ts";
 
-type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
+export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
 
 export const E164 = t.String({ pattern: "^\\+[1-9]\\d{6,14}$", description: "E.164, e.g. +14155550123" });
 

@@ -9,7 +9,7 @@ import { SIMULATED_CONNECTION_ID } from "../../telephony/connections.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
 import { checkReach, type CarrierReach } from "../../telephony/reach.ts";
 import type { Carrier } from "../../telephony/types.ts";
-import { referencedAgent } from "../agents/service.ts";
+import { phoneNumbersPorts } from "./ports.ts";
 
 export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
 
@@ -139,7 +139,7 @@ export function updatePhoneNumber(ctx: AppContext, workspaceId: string, id: stri
 export function assignNumber(ctx: AppContext, workspaceId: string, id: string, agentId: string | null): PhoneNumberRow {
   getPhoneNumber(ctx, workspaceId, id);
   if (agentId) {
-    referencedAgent(ctx, workspaceId, agentId);
+    phoneNumbersPorts(ctx).referencedAgent(workspaceId, agentId);
   }
   ctx.db.update(phoneNumbers).set({ agentId, updatedAt: ctx.clock.now() }).where(and(eq(phoneNumbers.workspaceId, workspaceId), eq(phoneNumbers.id, id))).run();
   return getPhoneNumber(ctx, workspaceId, id);

@@ -8,9 +8,8 @@ import { afterCursor, type PageRequest } from "../../db/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { isValidTimeZone, parseIso } from "../../lib/time.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
-import { referencedAgent } from "../agents/service.ts";
-import { findOwnedNumber } from "../phone-numbers/service.ts";
 import type { ScheduleRow } from "./models.ts";
+import { schedulesPorts } from "./ports.ts";
 
 /** Schedules that will still call with an agent. */
 export const schedulesUsingAgent = (ctx: AppContext, workspaceId: string, agentId: string): string[] =>
@@ -100,12 +99,12 @@ function timingOf(ctx: AppContext, input: { at?: string | null; cron?: string | 
 
 /** A caller id must be one of the workspace's numbers (checked now, not at 3 a.m. when it runs). */
 function checkFrom(ctx: AppContext, workspaceId: string, from: string | null | undefined): void {
-  if (from && !findOwnedNumber(ctx, workspaceId, from)) throw invalid("from", `${from} is not a number of this workspace`);
+  if (from && !schedulesPorts(ctx).ownedNumber(workspaceId, from)) throw invalid("from", `${from} is not a number of this workspace`);
 }
 
 /** `reach`: the carriers the credential setting it up may reach; its runs dial with no more than that. */
 export function createSchedule(ctx: AppContext, workspaceId: string, input: ScheduleInput & { agent_id: string; to: string }, reach: CarrierReach = "any"): ScheduleRow {
-  referencedAgent(ctx, workspaceId, input.agent_id);
+  schedulesPorts(ctx).referencedAgent(workspaceId, input.agent_id);
   checkFrom(ctx, workspaceId, input.from);
   const timing = timingOf(ctx, input);
   const now = ctx.clock.now();
@@ -162,7 +161,7 @@ function requireChangeable(row: ScheduleRow, action: string): void {
 export function updateSchedule(ctx: AppContext, workspaceId: string, id: string, input: ScheduleInput, reach: CarrierReach = "any"): ScheduleRow {
   const row = getSchedule(ctx, workspaceId, id);
   requireChangeable(row, "be changed");
-  if (input.agent_id !== undefined) referencedAgent(ctx, workspaceId, input.agent_id);
+  if (input.agent_id !== undefined) schedulesPorts(ctx).referencedAgent(workspaceId, input.agent_id);
   checkFrom(ctx, workspaceId, input.from);
   // Whoever changed it last answers for what it dials.
   const changes: Partial<ScheduleRow> = { reach, updatedAt: ctx.clock.now() };

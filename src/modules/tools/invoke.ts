@@ -4,20 +4,10 @@ import { newId } from "../../lib/ids.ts";
 import { unseal } from "../../lib/sealed.ts";
 import { OutboundRefused, OutboundTimeout, sendOutbound } from "../../net/outbound.ts";
 import { signWebhook } from "../../webhooks/signing.ts";
-import { toolConfigOf } from "./models.ts";
+import { toolConfigOf, type ToolInvocation } from "./models.ts";
 import type { ToolRow } from "./repo.ts";
 
 const RESPONSE_LIMIT_BYTES = 64 * 1024;
-
-export interface ToolInvocation {
-  call_id: string;
-  request: { url: string; method: "POST"; headers: Record<string, string>; body: unknown };
-  response: { status: number; body: unknown } | null;
-  /** What the brain receives: the mapped value, or an error the model can explain to the caller. */
-  result: unknown;
-  error: string | null;
-  latency_ms: number;
-}
 
 /**
  * Calls a webhook tool exactly as a live call does: a signed JSON POST with the arguments, a

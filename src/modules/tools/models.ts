@@ -44,6 +44,16 @@ export const ToolUpdate = t.Partial(t.Object({ ...toolFields, headers: Headers }
 
 export type ToolConfig = { [K in keyof typeof toolFields]: Static<(typeof toolFields)[K]> };
 
+export interface ToolInvocation {
+  call_id: string;
+  request: { url: string; method: "POST"; headers: Record<string, string>; body: unknown };
+  response: { status: number; body: unknown } | null;
+  /** What the brain receives: the mapped value, or an error the model can explain to the caller. */
+  result: unknown;
+  error: string | null;
+  latency_ms: number;
+}
+
 export function toolConfigOf(row: ToolRow): ToolConfig {
   return { ...(row.config as Omit<ToolConfig, "name">), name: row.name } as ToolConfig;
 }

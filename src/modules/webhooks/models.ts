@@ -8,8 +8,8 @@ import { nameSchemas } from "../../lib/schema-names.ts";
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 type EventRow = typeof events.$inferSelect;
-type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-type AttemptRow = typeof webhookAttempts.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type AttemptRow = typeof webhookAttempts.$inferSelect;
 
 const EventType = OneOf(WORKSPACE_EVENT_TYPES);
 

@@ -27,6 +27,8 @@ const settings = {
 export const WorkspaceCreate = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), ...settings }, { additionalProperties: false });
 export const WorkspaceUpdate = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 100 })), ...settings }, { additionalProperties: false });
 
+export type { WorkspaceRow };
+
 export function workspaceJson(row: WorkspaceRow) {
   return {
     id: row.id,
