@@ -21,7 +21,7 @@ export function fieldErrors(error: ValidationError, querySchema: unknown, url: s
   }
   const all = (error.all ?? []) as ValueErrorLike[];
   if (all.length === 0) return [{ field: error.type === "body" ? "body" : error.type, message: "is not valid" }];
-  return dedupe(all.flatMap(insideNullableObject).map((e) => toFieldError(e, error.type)));
+  return dedupe(all.flatMap(insideUnion).map((e) => toFieldError(e, error.type)));
 }
 
 /**
@@ -31,21 +31,43 @@ export function fieldErrors(error: ValidationError, querySchema: unknown, url: s
  */
 export function schemaErrors(schema: unknown, value: unknown, where: string): FieldError[] {
   if (!schema) return [{ field: where, message: "is not valid" }];
-  const errors = dedupe([...Value.Errors(uncoerce(schema) as TSchema, value)].flatMap(insideNullableObject).map((e) => toFieldError(e, where)));
+  const errors = dedupe([...Value.Errors(uncoerce(schema) as TSchema, value)].flatMap(insideUnion).map((e) => toFieldError(e, where)));
   return errors.length ? errors : [{ field: where, message: "is not valid" }];
 }
 
 /**
- * An object where `object | null` (or another union with one object branch) is expected fails the
- * union as a whole; what is wrong is inside it (`window.start`), so report the object branch's errors.
+ * A value of the right kind for one branch of a union (`string | null`, `object | null`) fails the
+ * union as a whole; what is wrong is inside that branch (`label` too long, `window.start`), so report
+ * that branch's own errors.
  */
-function insideNullableObject(error: ValueErrorLike): ValueErrorLike[] {
+function insideUnion(error: ValueErrorLike): ValueErrorLike[] {
+  if (error.message !== "Expected union value") return [error];
   const options = (error.schema?.anyOf as Record<string, unknown>[] | undefined) ?? [];
-  const objects = options.filter((option) => option.type === "object");
   const value = error.value;
-  if (error.message !== "Expected union value" || objects.length !== 1 || !value || typeof value !== "object" || Array.isArray(value)) return [error];
-  const nested = [...Value.Errors(objects[0] as unknown as TSchema, value)].map((e) => ({ ...e, path: error.path + e.path }) as ValueErrorLike);
-  return nested.length ? nested.flatMap(insideNullableObject) : [error];
+  const branches = options.filter((option) => isOfType(value, (uncoerce(option) as Record<string, unknown>).type));
+  // A literal branch ("auto" | null) is better said as the union's list of choices.
+  if (branches.length !== 1 || branches[0].const !== undefined || branches[0].anyOf !== undefined) return [error];
+  const nested = [...Value.Errors(branches[0] as unknown as TSchema, value)].map((e) => ({ ...e, path: error.path + e.path }) as ValueErrorLike);
+  return nested.length ? nested.flatMap(insideUnion) : [error];
+}
+
+function isOfType(value: unknown, type: unknown): boolean {
+  switch (type) {
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    case "array":
+      return Array.isArray(value);
+    case "null":
+      return value === null;
+    case "integer":
+      return typeof value === "number";
+    case "string":
+    case "number":
+    case "boolean":
+      return typeof value === type;
+    default:
+      return false;
+  }
 }
 
 function toFieldError(error: ValueErrorLike, where: string): FieldError {
