@@ -1,6 +1,6 @@
 // The plumbing of every dashboard test in Chromium: a real server and browser for the file, pages that
 // record console errors and CSP violations, and screenshots of each screen checked with axe-core.
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
@@ -35,6 +35,8 @@ export interface DashboardHarness {
   logLink(pattern: RegExp): string;
   /** Findings of serious or critical impact, by screen (empty when the screens are clean). */
   seriousFindings(): Record<string, string[]>;
+  /** How every file ends: no console error or CSP violation, and nothing serious from axe-core on any screen. */
+  expectClean(): void;
 }
 
 /** One server and one Chromium for the test file; `group` names its screenshot folder. */
@@ -72,6 +74,10 @@ export function dashboardHarness(group: string, options: TestServerOptions = {})
     },
     seriousFindings() {
       return Object.fromEntries(Object.entries(harness.accessibility).filter(([, found]) => found.length));
+    },
+    expectClean() {
+      expect(harness.problems).toEqual([]);
+      expect(harness.seriousFindings()).toEqual({});
     },
   } as DashboardHarness;
   beforeAll(async () => {

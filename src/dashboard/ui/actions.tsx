@@ -1,4 +1,4 @@
-// The buttons every list screen has: the header's "New …" that opens its form, and a row's destructive one.
+// The buttons every list screen has: the header's "New …" that opens its form, and the destructive ones.
 import type { ComponentChildren } from "preact";
 
 /** Opens a create form; hidden while the form is open. */
@@ -11,13 +11,22 @@ export function OpenButton({ open, onOpen, children }: { open: boolean; onOpen: 
   );
 }
 
-/** A table row's destructive action (delete, release, remove), labelled with what it acts on. */
+/** A destructive action (delete, release, remove), labelled with what it acts on where the text alone is not enough. */
+export function DangerButton({ label, disabled, onClick, children }: { label?: string; disabled?: boolean; onClick: () => void; children: ComponentChildren }) {
+  return (
+    <button type="button" class="button danger-ghost" disabled={disabled} aria-label={label} onClick={onClick}>
+      {children}
+    </button>
+  );
+}
+
+/** A table row whose only action is a destructive one. */
 export function DangerCell({ label, busy, onClick, children }: { label: string; busy: boolean; onClick: () => void; children: ComponentChildren }) {
   return (
     <td class="row-actions">
-      <button type="button" class="button danger-ghost" disabled={busy} aria-label={label} onClick={onClick}>
+      <DangerButton label={label} disabled={busy} onClick={onClick}>
         {children}
-      </button>
+      </DangerButton>
     </td>
   );
 }

@@ -14,6 +14,7 @@ import { DEFAULT_FLOW, FlowEditor, type Flow } from "./flow-editor.tsx";
 import { Check, errorUnder, jsonObject, ListField, NumberField, type Errors } from "./form-kit.tsx";
 import { TestFunction } from "./test-function.tsx";
 import { TranscriberSettings, VoiceSettings } from "./voice-settings.tsx";
+import { DangerButton } from "../../ui/actions.tsx";
 
 type Config = Required<Omit<AgentUpdate, "webhook_url" | "webhook_events" | "metadata">>;
 
@@ -246,9 +247,7 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
             <SelectField label="Type" name={`extraction[${i}].type`} value={field.type} onChange={(type) => setExtraction(i, { type: type as ExtractionField["type"] })} options={["string", "number", "boolean", "enum"].map((value) => ({ value, label: value }))} />
             <Field label="Description" name={`extraction[${i}].description`} value={field.description} error={errors[`extraction[${i}].description`]} onInput={(e) => setExtraction(i, { description: e.currentTarget.value })} />
             {field.type === "enum" && <ListField label="Options" name={`extraction[${i}].options`} hint="Comma-separated" value={field.options ?? []} errors={errors} onChange={(options) => setExtraction(i, { options: options.length ? options : undefined })} />}
-            <button type="button" class="button danger-ghost" aria-label={`Remove field ${i + 1}`} onClick={() => set({ extraction: draft.extraction.filter((_, j) => j !== i) })}>
-              Remove
-            </button>
+            <DangerButton label={`Remove field ${i + 1}`} onClick={() => set({ extraction: draft.extraction.filter((_, j) => j !== i) })}>Remove</DangerButton>
           </div>
         ))}
         <button type="button" class="button secondary agents-inline" onClick={() => set({ extraction: [...draft.extraction, { name: "", type: "string", description: "" }] })}>

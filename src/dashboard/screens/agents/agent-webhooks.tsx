@@ -12,6 +12,7 @@ import { DataTable } from "../../ui/data-table.tsx";
 import { Field } from "../../ui/field.tsx";
 import { SecretOnce } from "../../ui/secret-once.tsx";
 import { Empty, LoadState, ProblemNotice, Success } from "../../ui/status.tsx";
+import { DangerButton } from "../../ui/actions.tsx";
 
 type EventType = Agent["webhook_events"][number];
 
@@ -103,9 +104,7 @@ export function AgentWebhooks({ agent, onSaved }: { agent: Agent; onSaved: (agen
           <button type="button" class="button secondary" disabled={acting.busy || !agent.webhook_url} onClick={sendTest}>
             Send test event
           </button>
-          <button type="button" class="button danger-ghost" disabled={acting.busy} onClick={rotate}>
-            Rotate secret
-          </button>
+          <DangerButton disabled={acting.busy} onClick={rotate}>Rotate secret</DangerButton>
         </div>
         {!agent.webhook_url && <p class="hint">Save a webhook URL to send a test event.</p>}
       </section>

@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import type { FlowBrain, KnowledgeBase, Tool } from "../../../sdk/ts/src/index.ts";
 import { Field, SelectField, TextAreaField } from "../../ui/field.tsx";
 import { Check, errorUnder, ListField, NumberField, type Errors } from "./form-kit.tsx";
+import { DangerButton } from "../../ui/actions.tsx";
 
 export type Flow = FlowBrain["flow"];
 type FlowNode = Flow["nodes"][string];
@@ -203,9 +204,7 @@ function NodeEditor({ id, node, ids, tools, knowledgeBases, errors, onChange, on
                   <Field label="Value" name={`${at}.cases[${i}].value`} value={valueText(c.value)} error={errors[`${at}.cases[${i}].value`]} onInput={(e) => setCase({ value: conditionValue(c.op, e.currentTarget.value) })} />
                 )}
                 {next("Then", "", false, `${at}.cases[${i}].next`, c.next, (v) => setCase({ next: v ?? "" }))}
-                <button type="button" class="button danger-ghost" disabled={node.cases.length < 2} aria-label={`Remove case ${i + 1} of ${id}`} onClick={() => set({ cases: node.cases.filter((_, j) => j !== i) })}>
-                  Remove
-                </button>
+                <DangerButton label={`Remove case ${i + 1} of ${id}`} disabled={node.cases.length < 2} onClick={() => set({ cases: node.cases.filter((_, j) => j !== i) })}>Remove</DangerButton>
               </div>
             );
           })}
@@ -229,9 +228,7 @@ function NodeEditor({ id, node, ids, tools, knowledgeBases, errors, onChange, on
                 onChange={(keywords) => set({ routes: node.routes.map((each, j) => (j === i ? { ...each, keywords } : each)) })}
               />
               {next("Then", "", false, `${at}.routes[${i}].next`, r.next, (v) => set({ routes: node.routes.map((each, j) => (j === i ? { ...each, next: v ?? "" } : each)) }))}
-              <button type="button" class="button danger-ghost" disabled={node.routes.length < 2} aria-label={`Remove route ${i + 1} of ${id}`} onClick={() => set({ routes: node.routes.filter((_, j) => j !== i) })}>
-                Remove
-              </button>
+              <DangerButton label={`Remove route ${i + 1} of ${id}`} disabled={node.routes.length < 2} onClick={() => set({ routes: node.routes.filter((_, j) => j !== i) })}>Remove</DangerButton>
             </div>
           ))}
           <button type="button" class="button secondary agents-inline" onClick={() => set({ routes: [...node.routes, { keywords: [], next: ids[0] }] })}>
@@ -275,9 +272,7 @@ function NodeEditor({ id, node, ids, tools, knowledgeBases, errors, onChange, on
       {node.type === "end" && text("Said before hanging up", "text", true)}
       {onRemove && (
         <div class="actions">
-          <button type="button" class="button danger-ghost" aria-label={`Remove node ${id}`} onClick={onRemove}>
-            Remove node
-          </button>
+          <DangerButton label={`Remove node ${id}`} onClick={onRemove}>Remove node</DangerButton>
         </div>
       )}
     </fieldset>

@@ -15,6 +15,7 @@ import { PageHeader } from "../../ui/page-header.tsx";
 import { Empty, LoadState, ProblemNotice } from "../../ui/status.tsx";
 import { CreateKey } from "./create-key.tsx";
 import { NewSecret } from "./new-secret.tsx";
+import { DangerButton } from "../../ui/actions.tsx";
 
 export async function allKeys(): Promise<ApiKey[]> {
   const keys: ApiKey[] = [];
@@ -87,9 +88,7 @@ function KeyTable({ keys, onRevoke, busy }: { keys: ApiKey[]; onRevoke: (key: Ap
             <Link class="button ghost" href={withQuery(PAGES.auditLog, { key: key.id })} aria-label={`Activity of ${key.name}`}>
               Activity
             </Link>
-            <button type="button" class="button danger-ghost" disabled={busy} aria-label={`Revoke ${key.name}`} onClick={() => onRevoke(key)}>
-              Revoke
-            </button>
+            <DangerButton label={`Revoke ${key.name}`} disabled={busy} onClick={() => onRevoke(key)}>Revoke</DangerButton>
           </td>
         </tr>
       ))}

@@ -21,6 +21,7 @@ import { Recording } from "./recording.tsx";
 import { SentEvents } from "./sent-events.tsx";
 import { Timeline } from "./timeline.tsx";
 import { Transcript, type Turn } from "./transcript.tsx";
+import { DangerButton } from "../../ui/actions.tsx";
 
 interface CallData {
   call: Call;
@@ -90,9 +91,7 @@ export function CallDetail({ id }: { id: string }) {
           </button>
         ) : (
           !c.erased_at && (
-            <button type="button" class="button danger-ghost" disabled={action.busy} onClick={erase}>
-              Erase content
-            </button>
+            <DangerButton disabled={action.busy} onClick={erase}>Erase content</DangerButton>
           )
         )}
       </PageHeader>

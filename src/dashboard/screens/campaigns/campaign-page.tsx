@@ -19,6 +19,7 @@ import { CampaignStatus } from "./campaigns.tsx";
 import { EditCampaign } from "./create-campaign.tsx";
 import { SettingsSummary } from "./settings-summary.tsx";
 import { UploadContacts } from "./upload-contacts.tsx";
+import { DangerButton } from "../../ui/actions.tsx";
 
 const POLL_MS = 2000;
 
@@ -94,17 +95,13 @@ export function CampaignPage({ id }: { id: string }) {
           </button>
         )}
         {open && (
-          <button type="button" class="button danger-ghost" disabled={action.busy} onClick={cancel}>
-            Cancel campaign
-          </button>
+          <DangerButton disabled={action.busy} onClick={cancel}>Cancel campaign</DangerButton>
         )}
         <button type="button" class="button secondary" disabled={action.busy || campaign.counts.total === 0} onClick={download}>
           Download results
         </button>
         {!running && (
-          <button type="button" class="button danger-ghost" disabled={action.busy} onClick={remove}>
-            Delete
-          </button>
+          <DangerButton disabled={action.busy} onClick={remove}>Delete</DangerButton>
         )}
       </PageHeader>
       <ProblemNotice problem={action.problem} />

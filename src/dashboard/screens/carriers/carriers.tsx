@@ -12,7 +12,7 @@ import { PageHeader } from "../../ui/page-header.tsx";
 import { LoadState, ProblemNotice, Success } from "../../ui/status.tsx";
 import { CreateCarrier } from "./create-carrier.tsx";
 import { EditCarrier } from "./edit-carrier.tsx";
-import { OpenButton } from "../../ui/actions.tsx";
+import { DangerButton, OpenButton } from "../../ui/actions.tsx";
 
 const allCarriers = () => session.client.carriers.list({ limit: 100 }).all();
 
@@ -96,9 +96,7 @@ export function Carriers() {
                   </button>
                 )}
                 {!carrier.built_in && (
-                  <button type="button" class="button danger-ghost" disabled={action.busy} aria-label={`Remove ${carrier.name}`} onClick={() => remove(carrier)}>
-                    Remove
-                  </button>
+                  <DangerButton label={`Remove ${carrier.name}`} disabled={action.busy} onClick={() => remove(carrier)}>Remove</DangerButton>
                 )}
               </td>
             </tr>

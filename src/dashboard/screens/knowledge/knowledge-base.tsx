@@ -18,7 +18,7 @@ import { Empty, Loading, ProblemNotice } from "../../ui/status.tsx";
 import { AddSource } from "./add-source.tsx";
 import { useDeleteBase } from "./knowledge-bases.tsx";
 import { SearchBase } from "./search-base.tsx";
-import { OpenButton } from "../../ui/actions.tsx";
+import { DangerButton, OpenButton } from "../../ui/actions.tsx";
 
 async function loadBase(id: string): Promise<{ base: Base; sources: KnowledgeSource[] }> {
   const sources: KnowledgeSource[] = [];
@@ -65,9 +65,7 @@ export function KnowledgeBase({ id }: { id: string }) {
         <OpenButton open={adding} onOpen={() => setAdding(true)}>
           Add source
         </OpenButton>
-        <button type="button" class="button danger-ghost" disabled={deleting.action.busy} onClick={async () => (await deleting.remove(base)) && navigate(PAGES.knowledgeBases)}>
-          Delete
-        </button>
+        <DangerButton disabled={deleting.action.busy} onClick={async () => (await deleting.remove(base)) && navigate(PAGES.knowledgeBases)}>Delete</DangerButton>
       </PageHeader>
       <ProblemNotice problem={deleting.action.problem ?? action.problem} />
       {adding && (
@@ -102,9 +100,7 @@ export function KnowledgeBase({ id }: { id: string }) {
                   <button type="button" class="button ghost" disabled={action.busy || busy(source)} aria-label={`Re-index ${source.name}`} onClick={() => reindex(source)}>
                     Re-index
                   </button>
-                  <button type="button" class="button danger-ghost" disabled={action.busy} aria-label={`Delete ${source.name}`} onClick={() => removeSource(source)}>
-                    Delete
-                  </button>
+                  <DangerButton label={`Delete ${source.name}`} disabled={action.busy} onClick={() => removeSource(source)}>Delete</DangerButton>
                 </td>
               </tr>
             ))}

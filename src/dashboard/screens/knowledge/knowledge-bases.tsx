@@ -14,7 +14,7 @@ import { Field } from "../../ui/field.tsx";
 import { Link } from "../../ui/link.tsx";
 import { PageHeader } from "../../ui/page-header.tsx";
 import { Empty, LoadState, ProblemNotice } from "../../ui/status.tsx";
-import { OpenButton } from "../../ui/actions.tsx";
+import { DangerButton, OpenButton } from "../../ui/actions.tsx";
 import { FormActions } from "../../ui/form-actions.tsx";
 
 export const knowledgeBasePath = (id: string) => PAGES.knowledgeBase.replace(":id", encodeURIComponent(id));
@@ -72,9 +72,7 @@ export function KnowledgeBases() {
               <td>{base.counts.pending + base.counts.indexing ? `${base.counts.pending + base.counts.indexing} in progress` : base.counts.failed ? <span class="status-bad">{base.counts.failed} failed</span> : "Up to date"}</td>
               <td>{formatDate(base.created_at)}</td>
               <td class="row-actions">
-                <button type="button" class="button danger-ghost" disabled={deleting.action.busy} aria-label={`Delete ${base.name}`} onClick={async () => (await deleting.remove(base)) && reload()}>
-                  Delete
-                </button>
+                <DangerButton label={`Delete ${base.name}`} disabled={deleting.action.busy} onClick={async () => (await deleting.remove(base)) && reload()}>Delete</DangerButton>
               </td>
             </tr>
           ))}

@@ -13,6 +13,7 @@ import { Empty, LoadState, ProblemNotice, Success } from "../../ui/status.tsx";
 import { AddNumber } from "./add-number.tsx";
 import { EditNumber } from "./edit-number.tsx";
 import { agentName, allAgents, allNumbers } from "./workspace-lists.ts";
+import { DangerButton } from "../../ui/actions.tsx";
 
 export function Numbers() {
   const [numbers, reload] = useLoad(allNumbers, []);
@@ -105,9 +106,7 @@ export function Numbers() {
                 <button type="button" class="button ghost" disabled={action.busy} aria-label={`Edit ${number.number}`} onClick={() => (setEditing(number), setAdding(null), setDone(null))}>
                   Edit
                 </button>
-                <button type="button" class="button danger-ghost" disabled={action.busy} aria-label={`Release ${number.number}`} onClick={() => release(number)}>
-                  Release
-                </button>
+                <DangerButton label={`Release ${number.number}`} disabled={action.busy} onClick={() => release(number)}>Release</DangerButton>
               </td>
             </tr>
           ))}

@@ -13,6 +13,7 @@ import { Empty, Loading, ProblemNotice, Success } from "../../ui/status.tsx";
 import { CreditDialog } from "./credit-dialog.tsx";
 import { OperatorOnly } from "./operator-only.tsx";
 import { SuspendDialog } from "./suspend-dialog.tsx";
+import { DangerButton } from "../../ui/actions.tsx";
 
 async function allTenants(): Promise<Tenant[]> {
   const tenants: Tenant[] = [];
@@ -89,9 +90,7 @@ function TenantList() {
                     Resume
                   </button>
                 ) : (
-                  <button type="button" class="button danger-ghost" aria-label={`Suspend ${t.name}`} onClick={() => (setDone(null), setSuspending(t))}>
-                    Suspend
-                  </button>
+                  <DangerButton label={`Suspend ${t.name}`} onClick={() => (setDone(null), setSuspending(t))}>Suspend</DangerButton>
                 ))}
             </td>
           </tr>

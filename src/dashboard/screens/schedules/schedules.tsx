@@ -12,7 +12,7 @@ import { PageHeader } from "../../ui/page-header.tsx";
 import { Empty, LoadState, ProblemNotice } from "../../ui/status.tsx";
 import { agentName, allAgents } from "../numbers/workspace-lists.ts";
 import { CreateSchedule } from "./create-schedule.tsx";
-import { OpenButton } from "../../ui/actions.tsx";
+import { DangerButton, OpenButton } from "../../ui/actions.tsx";
 
 const load = async () => {
   const [schedules, agents] = await Promise.all([session.client.schedules.list({ limit: 100 }).all(), allAgents()]);
@@ -83,9 +83,7 @@ export function Schedules() {
               <td>{schedule.runs[0] ? `${schedule.runs[0].status}, ${formatDate(schedule.runs[0].run_at)}` : "—"}</td>
               <td class="row-actions">
                 {OPEN.has(schedule.status) && (
-                  <button type="button" class="button danger-ghost" disabled={action.busy} aria-label={`Cancel the call to ${schedule.to}`} onClick={() => cancel(schedule)}>
-                    Cancel
-                  </button>
+                  <DangerButton label={`Cancel the call to ${schedule.to}`} disabled={action.busy} onClick={() => cancel(schedule)}>Cancel</DangerButton>
                 )}
               </td>
             </tr>

@@ -10,6 +10,7 @@ import { useConfirm } from "../../ui/confirm.tsx";
 import { DataTable } from "../../ui/data-table.tsx";
 import { PageHeader } from "../../ui/page-header.tsx";
 import { Empty, LoadState, ProblemNotice } from "../../ui/status.tsx";
+import { DangerButton } from "../../ui/actions.tsx";
 
 async function allSessions(): Promise<Session[]> {
   const sessions: Session[] = [];
@@ -56,9 +57,7 @@ export function Sessions() {
               <td>{formatDate(one.last_used_at)}</td>
               <td class="row-actions">
                 {!one.current && (
-                  <button type="button" class="button danger-ghost" disabled={action.busy} onClick={() => revoke(one)}>
-                    Sign out
-                  </button>
+                  <DangerButton disabled={action.busy} onClick={() => revoke(one)}>Sign out</DangerButton>
                     )}
                   </td>
                 </tr>

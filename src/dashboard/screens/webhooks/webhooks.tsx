@@ -14,6 +14,7 @@ import { Empty, LoadState, ProblemNotice, Success } from "../../ui/status.tsx";
 import { CreateEndpoint, EndpointSecret } from "./create-endpoint.tsx";
 import { EditEndpoint } from "./edit-endpoint.tsx";
 import { WebhooksFrame } from "./webhooks-frame.tsx";
+import { DangerButton } from "../../ui/actions.tsx";
 
 export const allEndpoints = () => session.client.webhooks.list({ limit: 100 }).all();
 
@@ -120,9 +121,7 @@ export function Webhooks() {
                 <button type="button" class="button ghost" disabled={action.busy} aria-label={`${endpoint.status === "enabled" ? "Disable" : "Enable"} ${endpoint.url}`} onClick={() => toggle(endpoint)}>
                   {endpoint.status === "enabled" ? "Disable" : "Enable"}
                 </button>
-                <button type="button" class="button danger-ghost" disabled={action.busy} aria-label={`Delete ${endpoint.url}`} onClick={() => remove(endpoint)}>
-                  Delete
-                </button>
+                <DangerButton label={`Delete ${endpoint.url}`} disabled={action.busy} onClick={() => remove(endpoint)}>Delete</DangerButton>
               </td>
             </tr>
           ))}

@@ -8,6 +8,7 @@ import { useConfirm } from "../../ui/confirm.tsx";
 import { CopyButton } from "../../ui/copy-button.tsx";
 import { Field } from "../../ui/field.tsx";
 import { Empty, ProblemNotice } from "../../ui/status.tsx";
+import { DangerButton } from "../../ui/actions.tsx";
 
 export function Domains({ initial }: { initial: BrandDomain[] }) {
   const [domains, setDomains] = useState(initial);
@@ -93,9 +94,7 @@ export function Domains({ initial }: { initial: BrandDomain[] }) {
                   Verify
                 </button>
               )}
-              <button type="button" class="button danger-ghost" disabled={acting.busy} aria-label={`Detach ${d.domain}`} onClick={() => detach(d)}>
-                Detach
-              </button>
+              <DangerButton label={`Detach ${d.domain}`} disabled={acting.busy} onClick={() => detach(d)}>Detach</DangerButton>
             </div>
           </li>
         ))}

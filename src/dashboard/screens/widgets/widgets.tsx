@@ -12,6 +12,7 @@ import { DataTable } from "../../ui/data-table.tsx";
 import { PageHeader } from "../../ui/page-header.tsx";
 import { Empty, LoadState, ProblemNotice } from "../../ui/status.tsx";
 import { MODES, WidgetForm } from "./widget-form.tsx";
+import { DangerButton } from "../../ui/actions.tsx";
 
 async function loadWidgets(): Promise<{ widgets: Widget[]; agents: Agent[] }> {
   const widgets: Widget[] = [];
@@ -92,9 +93,7 @@ export function Widgets() {
                 <button type="button" class="button ghost" aria-label={`Edit ${widget.name}`} onClick={() => (setEditing(widget), setEmbed(null))}>
                   Edit
                 </button>
-                <button type="button" class="button danger-ghost" disabled={deleting.busy} aria-label={`Delete ${widget.name}`} onClick={() => remove(widget)}>
-                  Delete
-                </button>
+                <DangerButton label={`Delete ${widget.name}`} disabled={deleting.busy} onClick={() => remove(widget)}>Delete</DangerButton>
               </td>
             </tr>
           ))}
