@@ -259,6 +259,8 @@ export function startServer(ctx: Parley): RunningServer {
   }
   const server = app.server!;
   const port = server.port!;
+  // Under request load the bookkeeping rows (audit, key use) commit on a thread of their own.
+  ctx.writeBehind.startThread(ctx.dataDir.database);
   ctx.publicUrl = publicBaseUrl(ctx.config, port);
   const sweeps = startSystemSweeps(ctx, [
     {

@@ -84,7 +84,7 @@ export function createContext({ config, clock = systemClock, logger }: ContextOp
 /** Flushes pending bookkeeping and closes the database (checkpointing the WAL). */
 export function closeContext(ctx: AppContext): void {
   ctx.groupCommit.flush();
-  ctx.writeBehind.flush();
+  ctx.writeBehind.close();
   try {
     ctx.sqlite.pragma("wal_checkpoint(TRUNCATE)");
   } finally {

@@ -1,6 +1,4 @@
-import type { Statement } from "better-sqlite3";
 import type { AppContext } from "../core/context.ts";
-import type { Sqlite } from "../db/connection.ts";
 import { newTimeOrderedId } from "../lib/ids.ts";
 
 export interface AuditEntry {
@@ -20,16 +18,7 @@ export interface AuditEntry {
 const COLUMNS = ["id", "workspace_id", "actor_type", "actor_id", "api_key_id", "action", "method", "path", "status", "ip", "user_agent", "request_id", "created_at"];
 
 // Written for every API-key request: a plain statement, bound by position, skips the query builder.
-const insertStatements = new WeakMap<Sqlite, Statement>();
-
-function insertAudit(sqlite: Sqlite): Statement {
-  let statement = insertStatements.get(sqlite);
-  if (!statement) {
-    statement = sqlite.prepare(`INSERT INTO audit_log (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`);
-    insertStatements.set(sqlite, statement);
-  }
-  return statement;
-}
+const INSERT_AUDIT = `INSERT INTO audit_log (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`;
 
 /** Queues an audit row; it commits with the next batch, so requests never wait for it. */
 export function recordAudit(ctx: AppContext, entry: AuditEntry): void {
@@ -49,7 +38,5 @@ export function recordAudit(ctx: AppContext, entry: AuditEntry): void {
     entry.requestId,
     now,
   ];
-  ctx.writeBehind.add(() => {
-    insertAudit(ctx.sqlite).run(values);
-  });
+  ctx.writeBehind.add(INSERT_AUDIT, values);
 }

@@ -1,31 +1,30 @@
-import { eq, sql } from "drizzle-orm";
 import type { AppContext } from "../core/context.ts";
-import { prepared } from "../db/prepared.ts";
-import { apiKeys } from "../db/schema/index.ts";
 
 // last_used_at is bookkeeping: coalesced per key and written with the next batch, never per request.
-const pendingByContext = new WeakMap<AppContext, Map<string, number>>();
+// The newest use of each key stays here after it is handed on, so readers never see an older one
+// while the writer thread is still committing it.
+const usesByContext = new WeakMap<AppContext, { newest: Map<string, number>; unwritten: Set<string> }>();
 
-const touchKey = prepared((db) =>
-  db.update(apiKeys).set({ lastUsedAt: sql.placeholder("at") as unknown as number }).where(eq(apiKeys.id, sql.placeholder("id"))).prepare(),
-);
+const TOUCH_KEY = "UPDATE api_keys SET last_used_at = ? WHERE id = ?";
 
 export function recordKeyUse(ctx: AppContext, keyId: string): void {
-  let pending = pendingByContext.get(ctx);
-  if (!pending) {
-    const map = new Map<string, number>();
-    pending = map;
-    pendingByContext.set(ctx, map);
+  let uses = usesByContext.get(ctx);
+  if (!uses) {
+    const created = { newest: new Map<string, number>(), unwritten: new Set<string>() };
+    uses = created;
+    usesByContext.set(ctx, created);
     ctx.writeBehind.register(() => {
-      for (const [id, at] of map) touchKey(ctx.db).run({ id, at });
-      map.clear();
+      for (const id of created.unwritten) ctx.writeBehind.add(TOUCH_KEY, [created.newest.get(id)!, id]);
+      created.unwritten.clear();
     });
   }
-  pending.set(keyId, ctx.clock.now());
+  uses.newest.set(keyId, ctx.clock.now());
+  uses.unwritten.add(keyId);
   ctx.writeBehind.schedule();
 }
 
 /** The newest use of a key, counting uses not yet written: readers see it without forcing a write. */
 export function lastUsedAt(ctx: AppContext, keyId: string, stored: number | null): number | null {
-  return pendingByContext.get(ctx)?.get(keyId) ?? stored;
+  const newest = usesByContext.get(ctx)?.newest.get(keyId);
+  return newest !== undefined && (stored === null || newest > stored) ? newest : stored;
 }

@@ -31,6 +31,10 @@ const claimStatement = prepared((db) => {
  */
 export function claimJobs(db: Db, type: string, limit: number, holder: string, now: number, leaseMs: number): JobRow[] {
   if (limit <= 0) return [];
+  // An UPDATE takes the write lock even when it matches nothing, and waits (sleeping the event loop)
+  // while another connection commits; a read first keeps polls for types with nothing due lock-free.
+  const due = nextDueStatement(db).get({ type })?.at;
+  if (due === undefined || due > now) return [];
   return claimStatement(db).all({ type, limit, holder, now, until: now + leaseMs }).sort(dueOrder); // RETURNING promises no order
 }
 

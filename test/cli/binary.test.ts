@@ -46,6 +46,10 @@ describe("the compiled executable", () => {
     const me = await api.get("/v1/auth/me", { token: key.body.key });
     expect(me.status).toBe(200);
     expect(me.body.workspace.id).toBe(registered.body.workspace.id);
+    // The key's audit row is committed by the write-behind's thread, a second entry the executable embeds.
+    const audit = await api.get("/v1/audit-log?limit=1", { token: login.body.access_token });
+    expect(audit.body.data[0]).toMatchObject({ action: "getMe", status: 200, api_key_id: key.body.id });
+    expect(server.stderr()).not.toContain("write-behind");
   });
 
   test("indexes and searches a knowledge base with the embedded offline embedder and PDF reader", async () => {

@@ -1,0 +1,57 @@
+// The write-behind's thread (see WriteBehind.startThread): its own connection to the database,
+// one transaction per batch, and the batch's number stored in shared memory once it is committed.
+import type BetterSqlite3 from "better-sqlite3";
+import { Database } from "../db/native.ts";
+
+/** rows: JSON of [statement index, values][] in commit order. */
+export type BatchMessage = { type: "batch"; seq: number; newStatements: string[]; rows: string };
+export type ThreadMessage = { type: "open"; path: string; signal: SharedArrayBuffer } | BatchMessage | { type: "close" };
+/** Sent back only when a batch could not be written. */
+export type ThreadReply = { error: string; rows: number };
+
+declare const self: Worker;
+
+let db: BetterSqlite3.Database | null = null;
+let signal: Int32Array | null = null;
+// Indexed as the main thread numbers them; one that fails to prepare stays a hole (its rows fail, not the others').
+const statements: (BetterSqlite3.Statement | null)[] = [];
+
+function prepare(sql: string): BetterSqlite3.Statement | null {
+  try {
+    return db!.prepare(sql);
+  } catch (error) {
+    self.postMessage({ error: `${String((error as Error)?.message ?? error)} (${sql})`, rows: 0 } satisfies ThreadReply);
+    return null;
+  }
+}
+
+function settle(slot: number, value: number): void {
+  Atomics.store(signal!, slot, value);
+  Atomics.notify(signal!, slot);
+}
+
+self.onmessage = ({ data }: MessageEvent<ThreadMessage>) => {
+  if (data.type === "open") {
+    signal = new Int32Array(data.signal);
+    db = new Database(data.path);
+    db.pragma("busy_timeout = 5000");
+    db.pragma("synchronous = NORMAL");
+  } else if (data.type === "batch") {
+    for (const sql of data.newStatements) statements.push(prepare(sql));
+    const rows = JSON.parse(data.rows) as [number, unknown[]][];
+    try {
+      db!.transaction(() => {
+        for (const [statement, values] of rows) statements[statement]?.run(values);
+      })();
+    } catch (error) {
+      self.postMessage({ error: String((error as Error)?.message ?? error), rows: rows.length } satisfies ThreadReply);
+    }
+    settle(0, data.seq);
+  } else {
+    db?.close();
+    db = null;
+    settle(1, 1);
+    self.close(); // ends the thread; failure reports it already sent still reach the main thread
+
+  }
+};
