@@ -9,7 +9,8 @@ export type ThreadMessage = { type: "open"; path: string; signal: SharedArrayBuf
 /** Sent back only when a batch could not be written. */
 export type ThreadReply = { error: string; rows: number };
 
-declare const self: Worker;
+// Bun runs this as a Web Worker: `self` posts to the main thread and close() ends the thread.
+declare const self: Worker & { close(): void };
 
 let db: BetterSqlite3.Database | null = null;
 let signal: Int32Array | null = null;

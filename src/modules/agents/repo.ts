@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { prepared } from "../../db/prepared.ts";
 import { agents, agentVersions } from "../../db/schema/index.ts";
@@ -16,10 +16,12 @@ export function findAgent(db: Db, workspaceId: string, id: string): AgentRow | u
 }
 
 // The list is read on every dashboard load: both forms prepared once (first page, and after a cursor).
+// The configuration comes back as its stored text, parsed through parsedConfig below.
+const { config: _config, ...listColumns } = getTableColumns(agents);
 const listPage = (after: boolean) =>
   prepared((db) =>
     db
-      .select()
+      .select({ ...listColumns, configText: sql<string>`${agents.config}` })
       .from(agents)
       .where(
         and(
@@ -36,7 +38,39 @@ const laterPage = listPage(true);
 
 export function listAgents(db: Db, workspaceId: string, page: PageRequest): AgentRow[] {
   const limit = page.limit + 1;
-  return page.after ? laterPage(db).all({ workspaceId, limit, at: page.after.at, id: page.after.id }) : firstPage(db).all({ workspaceId, limit });
+  const rows = page.after ? laterPage(db).all({ workspaceId, limit, at: page.after.at, id: page.after.id }) : firstPage(db).all({ workspaceId, limit });
+  return rows.map(({ configText, ...row }) => ({ ...row, config: parsedConfig(configText) }));
+}
+
+/**
+ * Parsing the configurations was about half the database side of a 20-agent list, and the same texts
+ * come back on every load. Keyed by the text itself, an entry can never be stale. The parsed values are
+ * shared, so nothing may change them: the test suite freezes them to prove it (frozen objects take
+ * JSON.stringify off its fast path, twice as slow, so a running server does not).
+ */
+const PARSED_CONFIGS_KEPT = 512;
+const FREEZE_SHARED = process.env.NODE_ENV === "test";
+const parsedConfigs = new Map<string, Record<string, unknown>>();
+
+function parsedConfig(text: string): Record<string, unknown> {
+  let config = parsedConfigs.get(text);
+  if (config) {
+    parsedConfigs.delete(text); // re-insert: Map order is recency order
+  } else {
+    config = JSON.parse(text) as Record<string, unknown>;
+    if (FREEZE_SHARED) deepFreeze(config);
+    if (parsedConfigs.size >= PARSED_CONFIGS_KEPT) parsedConfigs.delete(parsedConfigs.keys().next().value!);
+  }
+  parsedConfigs.set(text, config);
+  return config;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 export function insertAgent(db: Db, row: AgentRow): void {
