@@ -9,8 +9,7 @@ export type ThreadMessage = { type: "open"; path: string; signal: SharedArrayBuf
 /** Sent back only when a batch could not be written. */
 export type ThreadReply = { error: string; rows: number };
 
-// Bun runs this as a Web Worker: `self` posts to the main thread and close() ends the thread.
-declare const self: Worker & { close(): void };
+declare const self: Worker;
 
 let db: BetterSqlite3.Database | null = null;
 let signal: Int32Array | null = null;
@@ -52,7 +51,7 @@ self.onmessage = ({ data }: MessageEvent<ThreadMessage>) => {
     db?.close();
     db = null;
     settle(1, 1);
-    self.close(); // ends the thread; failure reports it already sent still reach the main thread
+    process.exit(0); // in a worker, ends the thread only; failure reports it already sent still arrive
 
   }
 };
