@@ -153,7 +153,12 @@ async function keepCalling(base: string, ctx: { key: string; agent: string }, un
       const current = await call(base, ctx.key, "GET", `/v1/calls/${id}`, undefined, [200]);
       if (!current || ["queued", "ringing", "in_progress"].includes(current.status)) continue;
       live.delete(id);
-      if (current.status !== "completed") callsFailed++;
+      if (current.status !== "completed") {
+        callsFailed++;
+        const timeline = await call(base, ctx.key, "GET", `/v1/calls/${id}/events?limit=100`, undefined, [200]);
+        const errors = (timeline?.data ?? []).filter((event: { type: string }) => event.type === "error").map((event: { data: unknown }) => JSON.stringify(event.data));
+        console.log(`  call ${id} ended ${current.status} (${current.end_reason ?? "no reason"}) ${errors.join(" ")}`);
+      }
     }
   }
 }

@@ -34,7 +34,7 @@ self.onmessage = ({ data }: MessageEvent<ThreadMessage>) => {
   if (data.type === "open") {
     signal = new Int32Array(data.signal);
     db = new Database(data.path);
-    db.pragma("busy_timeout = 5000");
+    db.pragma("busy_timeout = 30000"); // only this thread waits: a long transaction elsewhere must not cost rows
     db.pragma("synchronous = NORMAL");
   } else if (data.type === "batch") {
     for (const sql of data.newStatements) statements.push(prepare(sql));
@@ -42,7 +42,7 @@ self.onmessage = ({ data }: MessageEvent<ThreadMessage>) => {
     try {
       db!.transaction(() => {
         for (const [statement, values] of rows) statements[statement]?.run(values);
-      })();
+      }).immediate();
     } catch (error) {
       self.postMessage({ error: String((error as Error)?.message ?? error), rows: rows.length } satisfies ThreadReply);
     }

@@ -25,7 +25,29 @@ export function openDatabase(path: string, cacheDir: string): { sqlite: Sqlite; 
   const sqlite = new Database(path);
   for (const pragma of PRAGMAS) sqlite.pragma(pragma);
   sqlite.loadExtension(extractSqliteVec(cacheDir));
+  immediateTransactions(sqlite);
   return { sqlite, db: drizzle(withStatementCache(sqlite), { schema }) };
+}
+
+/**
+ * Every transaction begins IMMEDIATE, drizzle's included (it asks for "deferred"). Other connections
+ * write too (the write-behind thread, CLI commands beside a live server), and a deferred transaction
+ * that reads before it writes cannot take the write lock once another connection has committed in
+ * between: SQLite answers "database is locked" at once, without waiting. Taking the lock at BEGIN waits
+ * (busy_timeout) instead, and never fails that way.
+ */
+function immediateTransactions(sqlite: Sqlite): void {
+  const transaction = sqlite.transaction.bind(sqlite);
+  sqlite.transaction = ((fn: (...args: unknown[]) => unknown) => {
+    const variants = transaction(fn);
+    const immediate = variants.immediate;
+    const run = function (this: unknown, ...args: unknown[]) {
+      return immediate.apply(this, args);
+    };
+    const same = { value: run };
+    Object.defineProperties(run, { default: same, deferred: same, immediate: same, exclusive: { value: variants.exclusive }, database: { value: sqlite } });
+    return run;
+  }) as Sqlite["transaction"];
 }
 
 const STATEMENT_CACHE_SIZE = 500;
