@@ -38,7 +38,8 @@ describe.skipIf(!chromiumAvailable())("a newcomer's first call, from the dashboa
     await page.getByLabel("Area code").fill("415");
     await page.getByRole("button", { name: "Search" }).click();
     await page.getByRole("button", { name: /^Buy \+1415/ }).first().click();
-    const row = page.getByRole("row", { name: /\+1415/ });
+    // The number's own row (it can be assigned), not a search result still on screen while the purchase lands.
+    const row = page.getByRole("row", { name: /\+1415/ }).filter({ has: page.getByRole("button", { name: "Assign" }) });
     await row.waitFor();
     await row.getByRole("combobox").selectOption({ label: "Front desk" });
     await row.getByRole("button", { name: "Assign" }).click();
