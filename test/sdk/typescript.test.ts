@@ -36,10 +36,14 @@ async function advance(server: SdkServer, ms: number): Promise<number> {
 }
 
 /** A fetch that counts the requests to each path. */
-function countingFetch(counts: Map<string, number>) {
-  return (input: URL, init: any) => {
-    counts.set(input.pathname, (counts.get(input.pathname) ?? 0) + 1);
-    return fetch(input, init);
+/** Counts requests by path; `lateAnswer(path, n)` holds back the answer to the n-th request to a path a while. */
+function countingFetch(counts: Map<string, number>, lateAnswer?: { path: string; nth: number; ms: number }) {
+  return async (input: URL, init: any) => {
+    const nth = (counts.get(input.pathname) ?? 0) + 1;
+    counts.set(input.pathname, nth);
+    const response = await fetch(input, init);
+    if (lateAnswer && lateAnswer.path === input.pathname && lateAnswer.nth === nth) await Bun.sleep(lateAnswer.ms);
+    return response;
   };
 }
 
@@ -86,13 +90,18 @@ describe("from source, under Bun", () => {
     const tokens = signedIn.tokens!;
     // A client holding only the tokens; the session is then signed out elsewhere and the token expires.
     const counts = new Map<string, number>();
-    const client = new Parley({ baseUrl: server.url, accessToken: tokens.access_token, refreshToken: tokens.refresh_token, fetch: countingFetch(counts) });
+    // One of the five 401s reaches the client only after the renewal has already failed: it still shares that failure.
+    const fetchCounting = countingFetch(counts, { path: "/v1/auth/me", nth: 5, ms: 300 });
+    const client = new Parley({ baseUrl: server.url, accessToken: tokens.access_token, refreshToken: tokens.refresh_token, fetch: fetchCounting });
     await signedIn.auth.logout();
     await advance(server, 16 * 60_000);
     const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => client.auth.me()));
     expect(outcomes.every((o) => o.status === "rejected" && o.reason instanceof AuthenticationError)).toBe(true);
     expect(new Set(outcomes.map((o) => (o as PromiseRejectedResult).reason)).size).toBe(1);
     expect(counts.get("/v1/auth/refresh")).toBe(1);
+    // A request made after the failure may try again (the failure might have been passing).
+    await expect(client.auth.me()).rejects.toBeInstanceOf(AuthenticationError);
+    expect(counts.get("/v1/auth/refresh")).toBe(2);
   });
 
   test("a token store shares one session between clients (a renewal is not spent twice); logout empties it; workspaceId switches", async () => {

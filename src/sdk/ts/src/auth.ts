@@ -28,6 +28,9 @@ export class Credentials {
   private access: string | null;
   private refresh: string | null;
   private pending: Promise<void> | null = null;
+  /** Renewals that failed so far, and the last one's token and error (see renew). */
+  private failures = 0;
+  private lastFailure: { used: string | null; error: unknown } | null = null;
 
   constructor(
     private readonly options: { apiKey?: string; email?: string; password?: string; accessToken?: string; refreshToken?: string; tokenStore?: TokenStore },
@@ -56,18 +59,31 @@ export class Credentials {
     return this.access;
   }
 
-  /** The server refused `used` as expired: renew it, unless another request already has. */
-  async renew(used: string | null): Promise<void> {
+  /** Counts failed renewals: a request notes it with its bearer, and hands it back to renew(). */
+  get failedRenewals(): number {
+    return this.failures;
+  }
+
+  /**
+   * The server refused `used` as expired: renew it, unless another request already has. A request that
+   * left before a renewal of the same token failed (`failedBefore` older than the count) gets that same
+   * error, however late its 401 arrives; a request made after the failure may try again.
+   */
+  async renew(used: string | null, failedBefore = this.failures): Promise<void> {
     if (this.pending) return this.pending;
     this.load();
     if (used !== this.access) return; // renewed meanwhile, here or by another client of the store
+    if (failedBefore < this.failures && this.lastFailure?.used === used) throw this.lastFailure.error;
     return this.once(async () => {
-      // No refresh token yet (a client given only e-mail and password that never signed in): sign in.
-      if (!this.refresh) return this.login();
       try {
+        // No refresh token yet (a client given only e-mail and password that never signed in): sign in.
+        if (!this.refresh) return await this.login();
         this.adopt(await this.call("/v1/auth/refresh", { refresh_token: this.refresh }));
-      } catch (error) {
-        throw error instanceof ParleyError ? error : new AuthenticationError(401, { code: "unauthorized", detail: String(error) }, new Headers());
+      } catch (caught) {
+        const error = caught instanceof ParleyError ? caught : new AuthenticationError(401, { code: "unauthorized", detail: String(caught) }, new Headers());
+        this.failures++;
+        this.lastFailure = { used, error };
+        throw error;
       }
     });
   }

@@ -111,6 +111,7 @@ export class ApiClient {
     let renewed = false;
     for (let attempt = 0; ; attempt++) {
       const bearer = authenticate ? await this.credentials.bearer() : null;
+      const failedRenewals = this.credentials.failedRenewals;
       let response: Response;
       try {
         response = await this.send(spec, options, bearer, idempotencyKey);
@@ -133,7 +134,7 @@ export class ApiClient {
       const error = errorFor(response.status, body, response.headers);
       if (response.status === 401 && error.code === "token_expired" && authenticate && !renewed && this.credentials.renewable) {
         renewed = true;
-        await this.credentials.renew(bearer);
+        await this.credentials.renew(bearer, failedRenewals);
         attempt--; // renewing is not a retry
         continue;
       }
