@@ -52,6 +52,5 @@ self.onmessage = ({ data }: MessageEvent<ThreadMessage>) => {
     db = null;
     settle(1, 1);
     process.exit(0); // in a worker, ends the thread only; failure reports it already sent still arrive
-
   }
 };

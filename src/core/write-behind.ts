@@ -39,7 +39,7 @@ export class WriteBehind {
     this.thread = new WriterThread(databasePath, this.logger);
   }
 
-  /** Queues one row for a statement (SQL with `?` placeholders); rows commit in the order they were added. */
+  /** Queues one row for a statement (SQL with `?` placeholders); batches commit in the order rows were added, each whole or not at all. */
   add(sql: string, values: SqlValue[]): void {
     let statement = this.statements.get(sql);
     if (statement === undefined) {

@@ -4,6 +4,7 @@ import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3"
 import type BetterSqlite3 from "better-sqlite3";
 import * as schema from "./schema/index.ts";
 import { Database, sqliteVecPath } from "./native.ts";
+import { Lru } from "../lib/lru.ts";
 
 export type Sqlite = BetterSqlite3.Database;
 export type Db = BetterSQLite3Database<typeof schema>;
@@ -57,16 +58,9 @@ const STATEMENT_CACHE_SIZE = 500;
  * text comes back on every request, so keep the compiled statements (LRU) and hand them out again.
  */
 function withStatementCache(sqlite: Sqlite): Sqlite {
-  const cache = new Map<string, BetterSqlite3.Statement>();
+  const cache = new Lru<string, BetterSqlite3.Statement>(STATEMENT_CACHE_SIZE);
   const prepare = (source: string) => {
-    let statement = cache.get(source);
-    if (statement) {
-      cache.delete(source); // re-insert: Map order is our recency order
-    } else {
-      statement = sqlite.prepare(source);
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    }
-    cache.set(source, statement);
+    const statement = cache.get(source, () => sqlite.prepare(source));
     // drizzle switches a statement to array rows when it wants them; start every use in object mode.
     return statement.reader ? statement.raw(false) : statement;
   };

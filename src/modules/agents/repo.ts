@@ -3,6 +3,7 @@ import type { Db } from "../../db/connection.ts";
 import { prepared } from "../../db/prepared.ts";
 import { agents, agentVersions } from "../../db/schema/index.ts";
 import { afterCursorPlaceholders, type PageRequest } from "../../db/pagination.ts";
+import { Lru } from "../../lib/lru.ts";
 
 export type AgentRow = typeof agents.$inferSelect;
 export type AgentVersionRow = typeof agentVersions.$inferSelect;
@@ -50,19 +51,13 @@ export function listAgents(db: Db, workspaceId: string, page: PageRequest): Agen
  */
 const PARSED_CONFIGS_KEPT = 512;
 const FREEZE_SHARED = process.env.NODE_ENV === "test";
-const parsedConfigs = new Map<string, Record<string, unknown>>();
+const parsedConfigs = new Lru<string, Record<string, unknown>>(PARSED_CONFIGS_KEPT);
 
 function parsedConfig(text: string): Record<string, unknown> {
-  let config = parsedConfigs.get(text);
-  if (config) {
-    parsedConfigs.delete(text); // re-insert: Map order is recency order
-  } else {
-    config = JSON.parse(text) as Record<string, unknown>;
-    if (FREEZE_SHARED) deepFreeze(config);
-    if (parsedConfigs.size >= PARSED_CONFIGS_KEPT) parsedConfigs.delete(parsedConfigs.keys().next().value!);
-  }
-  parsedConfigs.set(text, config);
-  return config;
+  return parsedConfigs.get(text, () => {
+    const config = JSON.parse(text) as Record<string, unknown>;
+    return FREEZE_SHARED ? deepFreeze(config) : config;
+  });
 }
 
 function deepFreeze<T>(value: T): T {
