@@ -2,6 +2,7 @@
 // one transaction per batch, and the batch's number stored in shared memory once it is committed.
 import type BetterSqlite3 from "better-sqlite3";
 import { Database } from "../db/native.ts";
+import { BatchStatements, type BatchRow } from "./batch-rows.ts";
 
 /** rows: JSON of [statement index, values][] in commit order. */
 export type BatchMessage = { type: "batch"; seq: number; newStatements: string[]; rows: string };
@@ -13,17 +14,8 @@ declare const self: Worker;
 
 let db: BetterSqlite3.Database | null = null;
 let signal: Int32Array | null = null;
-// Indexed as the main thread numbers them; one that fails to prepare stays a hole (its rows fail, not the others').
-const statements: (BetterSqlite3.Statement | null)[] = [];
-
-function prepare(sql: string): BetterSqlite3.Statement | null {
-  try {
-    return db!.prepare(sql);
-  } catch (error) {
-    self.postMessage({ error: `${String((error as Error)?.message ?? error)} (${sql})`, rows: 0 } satisfies ThreadReply);
-    return null;
-  }
-}
+// Numbered as the main thread numbers them; one that fails to prepare is reported and its rows skipped, not the others'.
+let statements: BatchStatements | null = null;
 
 function settle(slot: number, value: number): void {
   Atomics.store(signal!, slot, value);
@@ -36,13 +28,14 @@ self.onmessage = ({ data }: MessageEvent<ThreadMessage>) => {
     db = new Database(data.path);
     db.pragma("busy_timeout = 30000"); // only this thread waits: a long transaction elsewhere must not cost rows
     db.pragma("synchronous = NORMAL");
+    statements = new BatchStatements(db, (sql, error) => {
+      self.postMessage({ error: `${String((error as Error)?.message ?? error)} (${sql})`, rows: 0 } satisfies ThreadReply);
+    });
   } else if (data.type === "batch") {
-    for (const sql of data.newStatements) statements.push(prepare(sql));
-    const rows = JSON.parse(data.rows) as [number, unknown[]][];
+    statements!.add(data.newStatements);
+    const rows = JSON.parse(data.rows) as BatchRow[];
     try {
-      db!.transaction(() => {
-        for (const [statement, values] of rows) statements[statement]?.run(values);
-      }).immediate();
+      db!.transaction(() => statements!.write(rows)).immediate();
     } catch (error) {
       self.postMessage({ error: String((error as Error)?.message ?? error), rows: rows.length } satisfies ThreadReply);
     }

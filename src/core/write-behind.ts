@@ -1,12 +1,11 @@
-import type { Statement } from "better-sqlite3";
 import type { Sqlite } from "../db/connection.ts";
+import { BatchStatements, type BatchRow, type SqlValue } from "./batch-rows.ts";
 import type { Logger } from "./logger.ts";
 import type { ThreadMessage, ThreadReply } from "./write-behind-thread.ts";
 
-/** What a bookkeeping row may hold: it travels to the writer thread as JSON. */
-export type SqlValue = string | number | null;
+export type { SqlValue } from "./batch-rows.ts";
 
-type Row = [statement: number, values: SqlValue[]];
+type Row = BatchRow;
 
 /** A worker that has not answered a flush in this long is taken for dead (its rows are logged as lost). */
 const FLUSH_WAIT_MS = 10_000;
@@ -23,7 +22,8 @@ export class WriteBehind {
   private rows: Row[] = [];
   private statements = new Map<string, number>();
   private statementTexts: string[] = [];
-  private prepared: Statement[] = [];
+  /** The main connection's statements, for writing here (one-shot commands, or after the thread died). */
+  private here: BatchStatements | null = null;
   private flushers = new Set<() => void>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private thread: WriterThread | null = null;
@@ -95,10 +95,9 @@ export class WriteBehind {
 
   private writeHere(rows: Row[]): void {
     try {
-      for (let i = this.prepared.length; i < this.statementTexts.length; i++) this.prepared.push(this.sqlite.prepare(this.statementTexts[i]));
-      this.sqlite.transaction(() => {
-        for (const [statement, values] of rows) this.prepared[statement].run(values);
-      })();
+      const here = (this.here ??= new BatchStatements(this.sqlite, (sql, error) => this.logger.error("write-behind flush failed", { error: `${String((error as Error)?.message ?? error)} (${sql})`, rows: 0 })));
+      here.add(this.statementTexts.slice(here.count));
+      this.sqlite.transaction(() => here.write(rows))();
     } catch (error) {
       this.logger.error("write-behind flush failed", { error, rows: rows.length });
     }

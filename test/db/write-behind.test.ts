@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "../../src/core/logger.ts";
+import { ROWS_PER_INSERT } from "../../src/core/batch-rows.ts";
 import { WriteBehind } from "../../src/core/write-behind.ts";
 import { Database } from "../../src/db/native.ts";
 import type { Sqlite } from "../../src/db/connection.ts";
@@ -80,21 +81,62 @@ describe.each([
     await Bun.sleep(20); // the thread reports its failure by message
     expect(logs.filter((line) => line.includes("write-behind flush failed"))).toHaveLength(1);
   });
-});
-
-describe("write-behind thread", () => {
   test("a statement that cannot be prepared is reported and its rows skipped, not the others'", async () => {
     const wb = writer();
-    wb.startThread(path);
+    start(wb);
     wb.add("INSERT INTO missing_table VALUES (?)", [1]);
     wb.add(INSERT, [1, "kept"]);
     wb.flush();
     expect(rows()).toEqual([{ n: 1, label: "kept" }]);
-    await Bun.sleep(20); // the thread's report arrives as a message
+    await Bun.sleep(20); // a thread's report arrives as a message
     expect(logs.some((line) => line.includes("write-behind flush failed") && line.includes("missing_table"))).toBe(true);
     wb.close();
   });
 
+  test("runs of one INSERT go in many rows per statement; rows of other statements keep their place", () => {
+    const wb = writer();
+    start(wb);
+    const total = ROWS_PER_INSERT * 2 + 5;
+    for (let n = 1; n <= total; n++) {
+      wb.add(INSERT, [n, `row ${n}`]);
+      // An UPDATE inside the run: it sees exactly the rows added before it.
+      if (n === ROWS_PER_INSERT + 3) wb.add("UPDATE t SET label = ? WHERE n <= ?", ["updated", n]);
+    }
+    wb.flush();
+    const written = rows();
+    expect(written.map((row) => row.n)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(written.filter((row) => row.label === "updated").map((row) => row.n)).toEqual(Array.from({ length: ROWS_PER_INSERT + 3 }, (_, i) => i + 1));
+    wb.close();
+  });
+
+  test("a failing row inside a many-row INSERT rolls its whole batch back", async () => {
+    const wb = writer();
+    start(wb);
+    for (let n = 1; n <= ROWS_PER_INSERT * 2; n++) wb.add(INSERT, [n === 10 ? 5 : n, null]);
+    wb.flush();
+    expect(rows()).toEqual([]);
+    wb.add(INSERT, [1, "next batch"]);
+    wb.close();
+    expect(rows()).toEqual([{ n: 1, label: "next batch" }]);
+    await Bun.sleep(20);
+    expect(logs.filter((line) => line.includes("write-behind flush failed"))).toHaveLength(1);
+  });
+});
+
+describe("write-behind on the main connection", () => {
+  test("a run of one INSERT is written through a many-row statement", () => {
+    const prepared: string[] = [];
+    const prepare = sqlite.prepare.bind(sqlite);
+    sqlite.prepare = ((source: string) => (prepared.push(source), prepare(source))) as typeof sqlite.prepare;
+    const wb = writer();
+    for (let n = 1; n <= ROWS_PER_INSERT + 1; n++) wb.add(INSERT, [n, null]);
+    wb.flush();
+    expect(rows()).toHaveLength(ROWS_PER_INSERT + 1);
+    expect(prepared.some((source) => source.startsWith(INSERT) && source.split("(?, ?)").length - 1 === ROWS_PER_INSERT)).toBe(true);
+  });
+});
+
+describe("write-behind thread", () => {
   test("close() leaves no connection behind: the database checkpoints and its -wal file goes", () => {
     const wb = writer();
     wb.startThread(path);
