@@ -1,6 +1,7 @@
 // Webhook delivery benchmark: deliveries/s to a local receiver (its own process), enqueue→delivery
 // latency at a steady rate, and the server's memory with 50,000 events queued for an endpoint that is down.
 // Usage: bun scripts/bench/webhooks.ts [--burst 20000] [--rate 500] [--seconds 10] [--backlog 50000]
+//        [--baseline <commit> [--rounds 3]]: the burst figure of that commit's code and of this one, alternating
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { closeParley, createParley, startServer } from "../../src/server.ts";
 import { tmpdir } from "node:os";
@@ -10,12 +11,23 @@ import { createLogger } from "../../src/core/logger.ts";
 import { createUser } from "../../src/modules/auth/service.ts";
 import { createEndpoint } from "../../src/modules/webhooks/service.ts";
 import { publishWorkspaceEvent } from "../../src/webhooks/outbox.ts";
+import { againstBaseline, median } from "./baseline.ts";
 
 const args = Object.fromEntries(process.argv.slice(2).join(" ").split("--").filter(Boolean).map((a) => a.trim().split(/\s+/)));
 const BURST = Number(args.burst ?? 20_000);
 const RATE = Number(args.rate ?? 500);
 const SECONDS = Number(args.seconds ?? 10);
 const BACKLOG = Number(args.backlog ?? 50_000);
+
+if (args.baseline) {
+  // Deliveries/s depend on the box's mood: compare with older code in the same minutes, as a ratio.
+  const revision = String(args.baseline);
+  const shared = ["--burst", String(BURST), "--rate", String(RATE), "--seconds", String(SECONDS), "--backlog", String(BACKLOG)];
+  const figure = (output: string) => Number(/→ (\d+) deliveries\/s/.exec(output)?.[1] ?? NaN);
+  const { baseline, current } = await againstBaseline({ revision, script: "scripts/bench/webhooks.ts", args: shared, rounds: Number(args.rounds ?? 3), figure });
+  console.log(`\n== webhook burst of ${BURST}: ${revision} ${median(baseline)} deliveries/s (median), this checkout ${median(current)} → ${(median(current) / median(baseline)).toFixed(2)}×`);
+  process.exit(0);
+}
 
 const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-webhooks-"));
 const receiverProcess = Bun.spawn([process.execPath, join(import.meta.dir, "receiver.ts"), "0"], { stdout: "pipe", stderr: "inherit" });
