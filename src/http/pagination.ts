@@ -35,13 +35,20 @@ export function toPage<Row, Item>(
   position: (row: Row) => CursorPosition,
   render: (row: Row) => Item,
 ): { data: Item[]; has_more: boolean; next_cursor: string | null } {
+  const { shown, hasMore, nextCursor } = pageOf(rows, page, position);
+  return { data: shown.map(render), has_more: hasMore, next_cursor: nextCursor };
+}
+
+/** toPage as JSON text, from items each already written as JSON text (same keys, same order). */
+export function toPageText<Row>(rows: Row[], page: PageRequest, position: (row: Row) => CursorPosition, render: (row: Row) => string): string {
+  const { shown, hasMore, nextCursor } = pageOf(rows, page, position);
+  return `{"data":[${shown.map(render).join(",")}],"has_more":${hasMore},"next_cursor":${JSON.stringify(nextCursor)}}`;
+}
+
+function pageOf<Row>(rows: Row[], page: PageRequest, position: (row: Row) => CursorPosition) {
   const hasMore = rows.length > page.limit;
   const shown = hasMore ? rows.slice(0, page.limit) : rows;
-  return {
-    data: shown.map(render),
-    has_more: hasMore,
-    next_cursor: hasMore ? encodeCursor(position(shown[shown.length - 1])) : null,
-  };
+  return { shown, hasMore, nextCursor: hasMore ? encodeCursor(position(shown[shown.length - 1])) : null };
 }
 
 /**

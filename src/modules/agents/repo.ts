@@ -3,7 +3,6 @@ import type { Db } from "../../db/connection.ts";
 import { prepared } from "../../db/prepared.ts";
 import { agents, agentVersions } from "../../db/schema/index.ts";
 import { afterCursorPlaceholders, type PageRequest } from "../../db/pagination.ts";
-import { Lru } from "../../lib/lru.ts";
 
 export type AgentRow = typeof agents.$inferSelect;
 export type AgentVersionRow = typeof agentVersions.$inferSelect;
@@ -17,7 +16,7 @@ export function findAgent(db: Db, workspaceId: string, id: string): AgentRow | u
 }
 
 // The list is read on every dashboard load: both forms prepared once (first page, and after a cursor).
-// The configuration comes back as its stored text, parsed through parsedConfig below.
+// The configuration comes back as its stored text: a list writes it into the answer as it is.
 const { config: _config, ...listColumns } = getTableColumns(agents);
 const listPage = (after: boolean) =>
   prepared((db) =>
@@ -37,35 +36,12 @@ const listPage = (after: boolean) =>
 const firstPage = listPage(false);
 const laterPage = listPage(true);
 
-export function listAgents(db: Db, workspaceId: string, page: PageRequest): AgentRow[] {
+/** An agent as a list reads it: the configuration as its stored JSON text. */
+export type AgentListRow = Omit<AgentRow, "config"> & { configText: string };
+
+export function listAgents(db: Db, workspaceId: string, page: PageRequest): AgentListRow[] {
   const limit = page.limit + 1;
-  const rows = page.after ? laterPage(db).all({ workspaceId, limit, at: page.after.at, id: page.after.id }) : firstPage(db).all({ workspaceId, limit });
-  return rows.map(({ configText, ...row }) => ({ ...row, config: parsedConfig(configText) }));
-}
-
-/**
- * Parsing the configurations was about half the database side of a 20-agent list, and the same texts
- * come back on every load. Keyed by the text itself, an entry can never be stale. The parsed values are
- * shared, so nothing may change them: the test suite freezes them to prove it (frozen objects take
- * JSON.stringify off its fast path, twice as slow, so a running server does not).
- */
-const PARSED_CONFIGS_KEPT = 512;
-const FREEZE_SHARED = process.env.NODE_ENV === "test";
-const parsedConfigs = new Lru<string, Record<string, unknown>>(PARSED_CONFIGS_KEPT);
-
-function parsedConfig(text: string): Record<string, unknown> {
-  return parsedConfigs.get(text, () => {
-    const config = JSON.parse(text) as Record<string, unknown>;
-    return FREEZE_SHARED ? deepFreeze(config) : config;
-  });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object") {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
+  return page.after ? laterPage(db).all({ workspaceId, limit, at: page.after.at, id: page.after.id }) : firstPage(db).all({ workspaceId, limit });
 }
 
 export function insertAgent(db: Db, row: AgentRow): void {

@@ -4,7 +4,8 @@ import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { ApiError, invalid } from "../../http/errors.ts";
 import { IdParam, NoContent, noContent } from "../../http/models.ts";
-import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
+import { jsonText } from "../../http/json-text.ts";
+import { ListOf, listQuery, pageRequest, toPage, toPageText } from "../../http/pagination.ts";
 import { decodeCursor, encodeCursor } from "../../lib/cursor.ts";
 import { toIso } from "../../lib/time.ts";
 import { TEST_EVENT_TYPE } from "../../webhooks/event-types.ts";
@@ -13,9 +14,9 @@ import { attemptJson, deliveryJson, TestResult } from "../webhooks/models.ts";
 import type { BrainServices } from "../../voice/brains/services.ts";
 import { chat } from "./chat.ts";
 import { AgentCreate, AgentUpdate } from "../../voice/agent-config.ts";
-import { Agent, AgentVersion, AgentWithSecret, ChatRequest, ChatResponse, TestFunctionRequest, ToolInvocation, VersionParams, WebhookSecret, agentJson, configOf } from "./models.ts";
+import { Agent, AgentVersion, AgentWithSecret, ChatRequest, ChatResponse, TestFunctionRequest, ToolInvocation, VersionParams, WebhookSecret, agentJson, agentJsonText, configOf, listedAgentJson } from "./models.ts";
 import { agentsPorts } from "./ports.ts";
-import { listAgents, listVersions } from "./repo.ts";
+import { listAgents, listVersions, type AgentListRow } from "./repo.ts";
 import * as service from "./service.ts";
 
 const doc = docsFor("Agents");
@@ -37,7 +38,9 @@ export function agentRoutes(ctx: HttpContext, brains: BrainServices, agentUsage:
       "/",
       ({ principal, query }) => {
         const page = pageRequest(query);
-        return toPage(listAgents(ctx.db, principal.workspaceId, page), page, (r) => ({ at: r.createdAt, id: r.id }), agentJson);
+        const rows = listAgents(ctx.db, principal.workspaceId, page);
+        const position = (row: AgentListRow) => ({ at: row.createdAt, id: row.id });
+        return jsonText(ctx.config, toPageText(rows, page, position, agentJsonText), () => toPage(rows, page, position, listedAgentJson));
       },
       { auth: "read", query: t.Object(listQuery), response: { 200: ListOf(Agent) }, detail: doc("listAgents", "List agents") },
     )
