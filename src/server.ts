@@ -11,7 +11,7 @@ import { installAgentsPorts } from "./modules/agents/ports.ts";
 import { agentsReferencing, findAgent } from "./modules/agents/repo.ts";
 import { configOf } from "./modules/agents/models.ts";
 import { configAtVersion, getAgent, referencedAgent } from "./modules/agents/service.ts";
-import { getApiKey, withPendingUse } from "./modules/api-keys/service.ts";
+import { getApiKey } from "./modules/api-keys/service.ts";
 import { installAuthPorts } from "./modules/auth/ports.ts";
 import { findUser } from "./modules/auth/repo.ts";
 import { installCallsPorts } from "./modules/calls/ports.ts";
@@ -151,7 +151,6 @@ function installPorts(ctx: AppContext): void {
     createWorkspaceWithOwner: (userId, input, options) => createWorkspaceWithOwner(ctx, userId, input, options),
     firstWorkspaceOf: (userId) => firstWorkspaceOf(ctx.db, userId),
     getApiKey: (workspaceId, id) => getApiKey(ctx, workspaceId, id),
-    withPendingUse: (key) => withPendingUse(ctx, key),
   });
   installMembersPorts(ctx, { ...workspaces, findUser: (userId) => findUser(ctx.db, userId), insertMember: (member) => insertMember(ctx.db, member) });
   installCallsPorts(ctx, {

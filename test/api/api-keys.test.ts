@@ -63,6 +63,15 @@ describe("API keys", () => {
     expect(me.body.workspace.name).toBe(workspaceName);
   });
 
+  test("GET /auth/me with a key shows that very request as its last use, request after request", async () => {
+    const created = await s.server.api.post("/v1/api-keys", { name: "busy", scope: "read-only" }, { token: s.user.token });
+    for (let i = 0; i < 3; i++) {
+      s.server.clock.advance(1000);
+      const me = await s.server.api.get("/v1/auth/me", { token: created.body.key });
+      expect(Date.parse(me.body.api_key.last_used_at)).toBe(s.server.clock.now());
+    }
+  });
+
   test("keys never expire: still valid a year later", async () => {
     const created = await s.server.api.post("/v1/api-keys", { name: "forever", scope: "read-only" }, { token: s.user.token });
     s.server.clock.advance(366 * 24 * 60 * 60 * 1000);

@@ -13,8 +13,6 @@ export interface AuthPorts {
   getWorkspace(workspaceId: string): WorkspaceRow;
   /** 404 when the workspace has no such key; its last use as known now. */
   getApiKey(workspaceId: string, id: string): ApiKeyRow;
-  /** The key with its last use as known now (that use is written behind). */
-  withPendingUse(key: ApiKeyRow): ApiKeyRow;
 }
 
 const ports = portPoint<AuthPorts>("auth");

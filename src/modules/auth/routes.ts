@@ -7,7 +7,9 @@ import { Accepted, IdParam, NoContent, noContent } from "../../http/models.ts";
 import { ListOf, listQuery, pageRequest, toPage } from "../../http/pagination.ts";
 import { requestMeta } from "../../http/request-meta.ts";
 import { apiKeyJson } from "../api-keys/models.ts";
-import { cachedKeyById } from "../../http/credential-cache.ts";
+import { cachedKeyById, type CachedKey } from "../../http/credential-cache.ts";
+import { lastUsedAt } from "../../http/key-usage.ts";
+import { toIso } from "../../lib/time.ts";
 import { workspaceJson } from "../workspaces/models.ts";
 import {
   ForgotBody, LoginBody, Me, PasswordChange, ProfileUpdate, RefreshBody, RegisterBody, Registered, ResetBody, Session, Tokens, User,
@@ -26,6 +28,17 @@ const client = (request: Request): auth.ClientInfo => {
 
 export function authRoutes(ctx: HttpContext) {
   const ports = authPorts(ctx);
+  // A key's answer to GET /me differs between requests only in last_used_at. A resolution is replaced
+  // whenever a key or workspace is written (forgetCredentials), so what is rendered from it stays true.
+  const rendered = new WeakMap<CachedKey, { apiKey: ReturnType<typeof apiKeyJson>; workspace: ReturnType<typeof workspaceJson> }>();
+  const renderedKey = (resolved: CachedKey) => {
+    let shown = rendered.get(resolved);
+    if (!shown) {
+      shown = { apiKey: apiKeyJson(resolved.key), workspace: workspaceJson(resolved.workspace) };
+      rendered.set(resolved, shown);
+    }
+    return shown;
+  };
   return new Elysia({ prefix: "/v1/auth" })
     .use(authPlugin(ctx))
     .post(
@@ -52,11 +65,15 @@ export function authRoutes(ctx: HttpContext) {
       "/me",
       ({ principal }) => {
         if (principal.apiKeyId) {
-          // The rows the key was just resolved with: no second read of either.
+          // The rows the key was just resolved with: no second read of either, and rendered once per resolution.
           const resolved = cachedKeyById(ctx, principal.apiKeyId, ctx.clock.now());
-          const key = resolved ? ports.withPendingUse(resolved.key) : ports.getApiKey(principal.workspaceId, principal.apiKeyId);
-          const workspace = workspaceJson(resolved?.workspace ?? ports.getWorkspace(principal.workspaceId));
-          return { object: "api_key" as const, id: principal.apiKeyId, api_key: apiKeyJson(key), workspace };
+          if (resolved) {
+            const shown = renderedKey(resolved);
+            const last_used_at = toIso(lastUsedAt(ctx, resolved.key.id, resolved.key.lastUsedAt));
+            return { object: "api_key" as const, id: principal.apiKeyId, api_key: { ...shown.apiKey, last_used_at }, workspace: shown.workspace };
+          }
+          const key = ports.getApiKey(principal.workspaceId, principal.apiKeyId);
+          return { object: "api_key" as const, id: principal.apiKeyId, api_key: apiKeyJson(key), workspace: workspaceJson(ports.getWorkspace(principal.workspaceId)) };
         }
         const workspace = workspaceJson(ports.getWorkspace(principal.workspaceId));
         const user = repo.findUser(ctx.db, principal.userId!);
