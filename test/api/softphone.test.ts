@@ -127,6 +127,9 @@ describe("an inbound call", () => {
     const events = (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data;
     expect(events.filter((e: any) => e.type === "status").map((e: any) => e.data.status)).toEqual(["ringing", "in_progress", "completed"]);
     expect(events.find((e: any) => e.type === "dtmf")?.data).toMatchObject({ digit: "5" });
+    // The upgrade was an API-key request like any other: it left its audit row.
+    const audited = (await s.server.api.get("/v1/audit-log?limit=100", opts())).body.data;
+    expect(audited.filter((e: any) => e.path === "/v1/telephony/simulated/softphone" && e.actor_type === "api_key" && e.method === "GET")).not.toHaveLength(0);
 
     // The recording has the caller's question on the left and the greeting on the right.
     const wav = decodeWav((await fetchBytes(`${s.server.url}/v1/calls/${callId}/recording`, s.user.token)).bytes);
