@@ -120,6 +120,8 @@ function widgetPublicRoutes(ctx: HttpContext, services: WidgetServices) {
       // CORS headers are decided before anything else runs, so every answer to an allowed page (429s and
       // validation errors included) is readable by it; a page not allowed never gets them.
       .onRequest(({ request, set }) => {
+        // Every request of the app passes here: parse the URL only for the widget paths.
+        if (!request.url.includes("/v1/widgets/")) return;
         const path = ORIGIN_CHECKED.exec(new URL(request.url).pathname);
         if (!path) return;
         set.headers.vary = "Origin";
