@@ -44,6 +44,23 @@ describe("agents", () => {
     expect(paged).toEqual(expect.arrayContaining(created));
   });
 
+  test("a running server sends the list as the same bytes and headers as the checked object form", async () => {
+    await s.server.api.post("/v1/agents", { name: 'Quote " and é', first_message: "Line\nbreak" }, { token: token() });
+    const read = async () => {
+      const res = await fetch(`${s.server.url}/v1/agents?limit=3`, { headers: { authorization: `Bearer ${token()}` } });
+      return { status: res.status, type: res.headers.get("content-type"), limits: res.headers.get("ratelimit-limit"), text: await res.text() };
+    };
+    const checked = await read();
+    s.server.ctx.config.checkResponses = false; // what production sends: the text, not the object
+    try {
+      const production = await read();
+      expect(production).toEqual(checked);
+      expect(JSON.parse(production.text).data).toHaveLength(3);
+    } finally {
+      s.server.ctx.config.checkResponses = true;
+    }
+  });
+
   test("validation names each field: schema, references and flow wiring", async () => {
     const unknown = await s.server.api.post("/v1/agents", { name: "x", colour: "red", brain: { type: "llm" } }, { token: token() });
     expect(unknown.status).toBe(422);
