@@ -15,6 +15,7 @@ import { auditRequest } from "../../src/http/audit-trail.ts";
 import { admission } from "../../src/http/auth.ts";
 import { createRequestMeta } from "../../src/http/request-meta.ts";
 import { closeParley, createParley, startServer } from "../../src/server.ts";
+import { median } from "./stats.ts";
 import { runWrk, wrkAvailable } from "./wrk.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, seconds: { type: "string", default: "4" } } });
@@ -114,7 +115,6 @@ closeParley(ctx);
 rmSync(dataDir, { recursive: true, force: true });
 
 // Medians: one disturbed run of a few seconds must not decide a figure.
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const summary = targets.map(({ name }) => {
   const runs = figures.get(name)!;
   return { name, rps: median(runs.map((r) => r.rps)), main: median(runs.map((r) => r.main)), writer: median(runs.map((r) => r.writer)), other: median(runs.map((r) => r.other)) };

@@ -8,6 +8,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { cpus, release, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { median } from "./stats.ts";
 import { runWrk, wrkAvailable, type WrkResult } from "./wrk.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -143,12 +144,6 @@ function memoryMiB(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
   return { rss: kib("VmRSS") / 1024, peak: kib("VmHWM") / 1024 };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function tail(file: string, lines = 20): string {

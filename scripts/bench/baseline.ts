@@ -50,9 +50,3 @@ export async function againstBaseline(run: BaselineRun): Promise<BaselineResult>
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}

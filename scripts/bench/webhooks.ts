@@ -11,7 +11,8 @@ import { createLogger } from "../../src/core/logger.ts";
 import { createUser } from "../../src/modules/auth/service.ts";
 import { createEndpoint } from "../../src/modules/webhooks/service.ts";
 import { publishWorkspaceEvent } from "../../src/webhooks/outbox.ts";
-import { againstBaseline, median } from "./baseline.ts";
+import { againstBaseline } from "./baseline.ts";
+import { median } from "./stats.ts";
 
 const args = Object.fromEntries(process.argv.slice(2).join(" ").split("--").filter(Boolean).map((a) => a.trim().split(/\s+/)));
 const BURST = Number(args.burst ?? 20_000);

@@ -12,79 +12,73 @@ export type BatchRow = [statement: number, values: SqlValue[]];
 /** Rows of one INSERT that arrive together are written this many per statement. */
 export const ROWS_PER_INSERT = 32;
 
-/** `INSERT INTO t (…) VALUES (?, …, ?)`: one row's placeholders, which a multi-row statement repeats. */
+/** An INSERT of one row, `INSERT INTO t (a, b) VALUES (?, ?)`; group 1 is its row of values, which a many-row INSERT repeats. */
 const SINGLE_ROW_INSERT = /^\s*INSERT\s+INTO\s[^;]*\bVALUES\s*(\(\s*\?(?:\s*,\s*\?)*\s*\))\s*$/i;
+
+/** A statement of a batch: prepared once per connection, with its many-row form when it has one. */
+interface Prepared {
+  single: Statement | null;
+  /** The many-row INSERT's text (null: not an INSERT of one row), and the statement once first used. */
+  manyText: string | null;
+  many?: Statement | null;
+}
 
 /**
  * The statements of a batch, prepared once per connection. A run of rows for the same single-row INSERT
- * goes in ROWS_PER_INSERT at a time through one multi-row INSERT: each statement call costs as much as
+ * goes in ROWS_PER_INSERT at a time through one many-row INSERT: each statement call costs as much as
  * a row's B-tree work, so an audit row per request is ~20 % cheaper to commit this way.
  */
 export class BatchStatements {
-  private texts: string[] = [];
-  private single: (Statement | null)[] = [];
-  private multi: (Statement | null | undefined)[] = [];
+  private statements: Prepared[] = [];
 
   constructor(
     private db: BetterSqlite3.Database,
-    /** Reports a statement that cannot be prepared; its rows are skipped, the others still written. */
-    private unprepared: (sql: string, error: unknown) => void,
+    /** Reports a statement that cannot be prepared (the message names it); its rows are skipped, the others still written. */
+    private unprepared: (message: string) => void,
   ) {}
 
   /** Prepares statements numbered from the current count on, in the order the texts are given. */
   add(texts: string[]): void {
     for (const sql of texts) {
-      this.texts.push(sql);
-      this.single.push(this.prepare(sql));
       const row = SINGLE_ROW_INSERT.exec(sql);
-      // Prepared on first use; null: not an INSERT of one row, so its rows always go one by one.
-      this.multi.push(row ? undefined : null);
+      this.statements.push({ single: this.prepare(sql), manyText: row ? sql + `, ${row[1]}`.repeat(ROWS_PER_INSERT - 1) : null });
     }
   }
 
   get count(): number {
-    return this.single.length;
+    return this.statements.length;
   }
 
   /** Writes the rows in their order (call inside a transaction). */
   write(rows: readonly BatchRow[]): void {
     for (let i = 0; i < rows.length; ) {
-      const statement = rows[i][0];
+      const prepared = this.statements[rows[i][0]];
       let end = i + 1;
-      while (end < rows.length && rows[end][0] === statement) end++;
-      const single = this.single[statement];
-      if (single) {
+      while (end < rows.length && rows[end][0] === rows[i][0]) end++;
+      if (prepared.single) {
         let at = i;
-        const multi = end - i >= ROWS_PER_INSERT ? this.multiRow(statement) : null;
-        if (multi) {
-          for (; at + ROWS_PER_INSERT <= end; at += ROWS_PER_INSERT) {
-            const values: SqlValue[] = [];
-            for (let k = at; k < at + ROWS_PER_INSERT; k++) for (const value of rows[k][1]) values.push(value);
-            multi.run(values);
-          }
+        const many = end - i >= ROWS_PER_INSERT ? this.many(prepared) : null;
+        for (; many && at + ROWS_PER_INSERT <= end; at += ROWS_PER_INSERT) {
+          const values: SqlValue[] = [];
+          for (let k = at; k < at + ROWS_PER_INSERT; k++) for (const value of rows[k][1]) values.push(value);
+          many.run(values);
         }
-        for (; at < end; at++) single.run(rows[at][1]);
+        for (; at < end; at++) prepared.single.run(rows[at][1]);
       }
       i = end;
     }
   }
 
-  private multiRow(statement: number): Statement | null {
-    let multi = this.multi[statement];
-    if (multi === undefined) {
-      const sql = this.texts[statement];
-      const tuple = SINGLE_ROW_INSERT.exec(sql)![1];
-      multi = this.prepare(sql + `, ${tuple}`.repeat(ROWS_PER_INSERT - 1));
-      this.multi[statement] = multi;
-    }
-    return multi;
+  private many(prepared: Prepared): Statement | null {
+    if (prepared.many === undefined) prepared.many = prepared.manyText === null ? null : this.prepare(prepared.manyText);
+    return prepared.many;
   }
 
   private prepare(sql: string): Statement | null {
     try {
       return this.db.prepare(sql);
     } catch (error) {
-      this.unprepared(sql, error);
+      this.unprepared(`${String((error as Error)?.message ?? error)} (${sql})`);
       return null;
     }
   }

@@ -28,9 +28,7 @@ self.onmessage = ({ data }: MessageEvent<ThreadMessage>) => {
     db = new Database(data.path);
     db.pragma("busy_timeout = 30000"); // only this thread waits: a long transaction elsewhere must not cost rows
     db.pragma("synchronous = NORMAL");
-    statements = new BatchStatements(db, (sql, error) => {
-      self.postMessage({ error: `${String((error as Error)?.message ?? error)} (${sql})`, rows: 0 } satisfies ThreadReply);
-    });
+    statements = new BatchStatements(db, (error) => self.postMessage({ error, rows: 0 } satisfies ThreadReply));
   } else if (data.type === "batch") {
     statements!.add(data.newStatements);
     const rows = JSON.parse(data.rows) as BatchRow[];

@@ -5,8 +5,6 @@ import type { ThreadMessage, ThreadReply } from "./write-behind-thread.ts";
 
 export type { SqlValue } from "./batch-rows.ts";
 
-type Row = BatchRow;
-
 /** A worker that has not answered a flush in this long is taken for dead (its rows are logged as lost). */
 const FLUSH_WAIT_MS = 10_000;
 
@@ -19,7 +17,7 @@ const FLUSH_WAIT_MS = 10_000;
  * the event loop. One-shot commands write on their own connection, in the flush.
  */
 export class WriteBehind {
-  private rows: Row[] = [];
+  private rows: BatchRow[] = [];
   private statements = new Map<string, number>();
   private statementTexts: string[] = [];
   /** The main connection's statements, for writing here (one-shot commands, or after the thread died). */
@@ -39,7 +37,7 @@ export class WriteBehind {
     this.thread = new WriterThread(databasePath, this.logger);
   }
 
-  /** Queues one row for a statement (SQL with `?` placeholders); batches commit in the order rows were added, each whole or not at all. */
+  /** Queues one row for a statement (SQL whose values are `?`); batches commit in the order rows were added, each whole or not at all. */
   add(sql: string, values: SqlValue[]): void {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
@@ -93,9 +91,9 @@ export class WriteBehind {
     else this.writeHere(rows);
   }
 
-  private writeHere(rows: Row[]): void {
+  private writeHere(rows: BatchRow[]): void {
     try {
-      const here = (this.here ??= new BatchStatements(this.sqlite, (sql, error) => this.logger.error("write-behind flush failed", { error: `${String((error as Error)?.message ?? error)} (${sql})`, rows: 0 })));
+      const here = (this.here ??= new BatchStatements(this.sqlite, (error) => this.logger.error("write-behind flush failed", { error, rows: 0 })));
       here.add(this.statementTexts.slice(here.count));
       this.sqlite.transaction(() => here.write(rows))();
     } catch (error) {
@@ -127,7 +125,7 @@ class WriterThread {
     this.post({ type: "open", path: databasePath, signal: this.signal.buffer as SharedArrayBuffer });
   }
 
-  send(statementTexts: string[], rows: Row[]): void {
+  send(statementTexts: string[], rows: BatchRow[]): void {
     const newStatements = statementTexts.slice(this.statementsSent);
     this.statementsSent = statementTexts.length;
     // One string is far cheaper to hand over than a structured clone of hundreds of small arrays.
