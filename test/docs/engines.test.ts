@@ -25,3 +25,17 @@ describe("supported Node", () => {
     expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain(`Node.js (${floor} or newer, as \`engines\` says)`);
   });
 });
+
+// npm 11 skips a dependency's install script unless `allowScripts` names it, and lists every skipped one
+// after each install: each must have been decided, so a new dependency with a script is a conscious choice.
+describe("install scripts", () => {
+  test("every package of the lock file with an install script has an allowScripts decision", () => {
+    const decided = json("package.json").allowScripts as Record<string, boolean>;
+    const packages = json("package-lock.json").packages as Record<string, { hasInstallScript?: boolean }>;
+    const undecided = Object.entries(packages)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length))
+      .filter((name) => !(name in decided));
+    expect(undecided).toEqual([]);
+  });
+});
