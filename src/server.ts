@@ -1,7 +1,8 @@
 // The composition root: builds the context, installs the job runner, wires each feature to the
 // services of the others, registers every job type, and starts (or stops) the server.
 import { createApp, type AppServices } from "./app.ts";
-import { ConfigError, publicBaseUrl } from "./config/config.ts";
+import { publicBaseUrl } from "./config/config.ts";
+import { listenError } from "./config/listen-check.ts";
 import { closeContext, createContext, type AppContext, type ContextOptions } from "./core/context.ts";
 import { withHttp, type HttpContext } from "./http/context.ts";
 import { JobRunner } from "./jobs/runner.ts";
@@ -250,11 +251,7 @@ export function startServer(ctx: Parley): RunningServer {
     // reusePort off: a second Parley on the same port must fail, not split the traffic with the first.
     app.listen({ hostname: ctx.config.host, port: ctx.config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, development: false, reusePort: false });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE" || /in use/i.test(String((error as Error).message))) throw new ConfigError(`port ${ctx.config.port} is already in use`);
-    if (code === "EACCES") throw new ConfigError(`not allowed to listen on port ${ctx.config.port} (${code})`);
-    if (code === "EADDRNOTAVAIL") throw new ConfigError(`cannot listen on ${ctx.config.host}: no such local address`);
-    throw error;
+    throw listenError(error, ctx.config.host, ctx.config.port) ?? error;
   }
   const server = app.server!;
   const port = server.port!;

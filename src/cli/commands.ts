@@ -5,6 +5,7 @@ import type { ParsedArgs } from "./args.ts";
 import { buildConfig, ConfigError, settingsFromEnv, type Config } from "../config/config.ts";
 import { VERSION } from "../core/version.ts";
 import { dataDirLayout } from "../config/data-dir.ts";
+import { assertCanListen } from "../config/listen-check.ts";
 import { lockDataDir } from "../config/serve-lock.ts";
 import { restoreBackup, writeBackup } from "./backup.ts";
 import { createApiKey } from "../modules/api-keys/service.ts";
@@ -40,6 +41,8 @@ function contextFrom(args: ParsedArgs, options: { create?: boolean; config?: Con
 
 export async function serve(args: ParsedArgs): Promise<void> {
   const config = configFrom(args);
+  // A taken port or a foreign address is said before anything is created on disk.
+  assertCanListen(config.host, config.port);
   // Before the database is even opened: a second serve must not migrate or sweep a live instance's data.
   const lock = lockDataDir(config.dataDir);
   let ctx: Parley;

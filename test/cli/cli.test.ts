@@ -34,14 +34,19 @@ describe("operator mistakes get one clear line and a non-zero exit", () => {
     expectOneLineError(result, /data dir .* is not writable/);
   });
 
-  test("a port in use", async () => {
+  test("a port in use, or an address of another machine, is said before anything is created", async () => {
     const blocker = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("busy") });
+    const dir = join(tempDir(), "never-created");
     try {
-      const result = await runParley(FROM_SOURCE, ["serve", "--host", "127.0.0.1", "--port", String(blocker.port), "--data-dir", tempDir()]);
+      const result = await runParley(FROM_SOURCE, ["serve", "--host", "127.0.0.1", "--port", String(blocker.port), "--data-dir", dir]);
       expectOneLineError(result, new RegExp(`port ${blocker.port} is already in use`));
     } finally {
       blocker.stop(true);
     }
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): no machine has it as its own.
+    const foreign = await runParley(FROM_SOURCE, ["serve", "--host", "192.0.2.1", "--port", "18080", "--data-dir", dir]);
+    expectOneLineError(foreign, /cannot listen on 192\.0\.2\.1: no such local address/);
+    expect(existsSync(dir)).toBe(false);
   });
 
   test("bad --host and --port say so in one line and exit 2, before anything is created", async () => {
