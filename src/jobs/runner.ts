@@ -176,7 +176,14 @@ export class JobRunner {
   private scheduleNext(busy: boolean): void {
     if (!this.started || this.stopping) return;
     if (this.timer) clearTimeout(this.timer);
-    const next = busy ? null : nextDueAt(this.ctx.db, [...this.types.keys()]);
+    let next: number | null = null;
+    try {
+      if (!busy) next = nextDueAt(this.ctx.db, [...this.types.keys()]);
+    } catch (error) {
+      // The database failing (locked past its busy timeout, disk gone) must not stop the polling that
+      // finds the work again once it is back: called from tick's finally, a throw here would end it.
+      this.ctx.logger.error("job runner could not read when work is next due", { error });
+    }
     const now = this.ctx.clock.now();
     const delay = next === null ? this.pollMs : Math.max(0, Math.min(this.pollMs, next - now));
     this.timer = setTimeout(() => {
@@ -190,7 +197,12 @@ export class JobRunner {
     const abort = new AbortController();
     const renewEvery = Math.max(50, Math.floor(this.leaseMs / 3));
     const renewal = setInterval(() => {
-      if (!renewLease(this.ctx.db, row.id, this.holder, this.ctx.clock.now() + this.leaseMs)) abort.abort();
+      try {
+        if (!renewLease(this.ctx.db, row.id, this.holder, this.ctx.clock.now() + this.leaseMs)) abort.abort();
+      } catch (error) {
+        // Locked or failing: try again at the next renewal; only a lease really lost stops the handler.
+        this.ctx.logger.warn("could not renew a job's lease", { job_id: row.id, type: row.type, error });
+      }
     }, renewEvery);
     renewal.unref?.();
     const job: RunningJob = {
@@ -212,7 +224,12 @@ export class JobRunner {
         await registration.handler(job);
         if (!completed) completeJob(this.ctx.db, row.id, this.holder, this.ctx.clock.now());
       } catch (error) {
-        this.recordFailure(row, registration, error);
+        try {
+          this.recordFailure(row, registration, error);
+        } catch (recordError) {
+          // Nothing is recorded, so the lease runs out and the job runs again (handlers tolerate a rerun).
+          this.ctx.logger.error("could not record the outcome of a job; it runs again once its lease expires", { job_id: row.id, type: row.type, error: recordError });
+        }
       } finally {
         clearInterval(renewal);
         registration.running--;

@@ -7,6 +7,7 @@ import { JobDiscard, JobRetryLater, JobSnooze } from "../../src/jobs/outcomes.ts
 import { enqueueJob } from "../../src/jobs/queue.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
 import { createTestContext } from "../helpers/server.ts";
+import { Database } from "../../src/db/native.ts";
 
 let env: ReturnType<typeof createTestContext>;
 afterEach(() => env?.close());
@@ -157,6 +158,36 @@ describe("the runner", () => {
     expect(row(stuck)).toMatchObject({ state: "scheduled", attempt: 0, lockedBy: null }); // back in the queue, try not spent
     expect(await runner.tick()).toBe(0); // stopped: claims nothing
     release();
+  });
+
+  test("a database that refuses writes while a job runs is logged, never thrown out of the runner; the job runs again after its lease", async () => {
+    env = createTestContext();
+    const { ctx, clock, logs } = env;
+    ctx.sqlite.pragma("busy_timeout = 20"); // the real 5 s would only make this slow
+    const runner = new JobRunner(ctx, { leaseMs: 150 }); // its lease is renewed every 50 ms while it runs
+    let release!: () => void;
+    let runs = 0;
+    runner.register("t.locked", async () => {
+      if (++runs === 1) await new Promise<void>((resolve) => (release = resolve));
+    });
+    const id = enqueueJob(ctx, { type: "t.locked", payload: {} }).id;
+    await runner.tick();
+    // Another connection (a CLI command, a stuck writer) holds the write lock past the busy timeout.
+    const other = new Database(ctx.dataDir.database);
+    other.exec("BEGIN IMMEDIATE");
+    await Bun.sleep(120); // renewals fail meanwhile
+    release();
+    await Bun.sleep(20); // the completion fails, and so does recording the failure
+    other.exec("ROLLBACK");
+    other.close();
+    expect(logs.some((line) => line.includes("could not renew") && line.includes("database is locked"))).toBe(true);
+    expect(logs.some((line) => line.includes("could not record the outcome") && line.includes("database is locked"))).toBe(true);
+    expect(row(id).state).toBe("executing"); // nothing recorded: the lease will run out
+    clock.advance(151);
+    expect(rescueExpiredLeases(ctx.db, clock.now())).toBe(1);
+    await runner.drain();
+    expect(runs).toBe(2);
+    expect(row(id).state).toBe("completed");
   });
 
   test("jobs that were due while the process was down run after a restart", async () => {
