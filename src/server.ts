@@ -267,9 +267,9 @@ export function startServer(ctx: Parley): RunningServer {
         if (ended) ctx.logger.warn("ended calls a previous run left live", { calls: ended });
       },
     },
-    { name: "call watchdog", pattern: "*/5 * * * * *", run: () => void watchLiveCalls(ctx) },
+    { name: "call watchdog", pattern: "*/5 * * * * *", run: () => watchLiveCalls(ctx) },
     // Numbers' months that began since the last look (or while the server was down), each charged once.
-    { name: "number fees", atStart: true, pattern: "*/10 * * * *", run: () => void chargeNumberFees(ctx) },
+    { name: "number fees", atStart: true, pattern: "*/10 * * * *", run: () => chargeNumberFees(ctx) },
     ...paymentSweeps(ctx),
     // Expired chat and visitor sessions and spent voice tokens: reads already ignore them, so no request deletes.
     {

@@ -20,18 +20,21 @@ export interface Sweep {
   name: string;
   /** croner pattern (seconds first when six fields); none: only at start. */
   pattern?: string;
-  run(): void;
+  /** Sync or async: a throw and a rejection are both logged, and the next run goes ahead. */
+  run(): unknown;
   /** Run once at start, before the first tick. */
   atStart?: boolean;
 }
 
 /** Periodic housekeeping: expired bookkeeping rows out, the WAL folded back into the database, plus the features' sweeps. */
 export function startSystemSweeps(ctx: AppContext, features: Sweep[] = []): Sweeps {
-  const run = (name: string, work: () => void) => () => {
+  const failed = (name: string) => (error: unknown) => ctx.logger.error("system sweep failed", { sweep: name, error });
+  const run = (name: string, work: () => unknown) => () => {
     try {
-      work();
+      const result = work();
+      if (result instanceof Promise) result.catch(failed(name));
     } catch (error) {
-      ctx.logger.error("system sweep failed", { sweep: name, error });
+      failed(name)(error);
     }
   };
   const options = { protect: true, unref: true };

@@ -1,6 +1,7 @@
 // Calls paid from the wallet: settled at the prices in force when answered, refused (402) when the
 // wallet cannot pay a minute, ended insufficient_funds when it runs out, and never charged twice.
 import { describe, expect, test } from "bun:test";
+import { Database } from "../../src/db/native.ts";
 import { appendEntry, walletOf } from "../../src/modules/wallet/ledger.ts";
 import { settleCall } from "../../src/modules/wallet/metering.ts";
 import { endOrphanedCalls } from "../../src/modules/calls/lifecycle.ts";
@@ -127,6 +128,29 @@ describe("metered calls", () => {
       const balance = (await server.api.get("/v1/wallet", { token: key })).body.balance;
       expect(balance).toBeLessThanOrEqual(0);
       expect(balance).toBeGreaterThanOrEqual(-10_000); // one 1-second interval at 10,000 a second
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  test("a pass the database refuses (another connection holds the write lock) is logged; the call goes on and its every second is charged", async () => {
+    const server = await startTestServer({ clock: new ShiftedClock(), settings: { settlementSeconds: "1" } });
+    try {
+      const { operator, key, agent } = await tenantWithAgent(server, 10 * USD);
+      await server.api.put("/v1/admin/pricing", prices(600_000), { token: operator.token }); // 10,000 a second
+      const placed = await server.api.post("/v1/calls/outbound", { agent_id: agent.id, to: "+12125550150", simulation: { behaviour: "silent" } }, { token: key });
+      await waitForCall(server.api, key, placed.body.id, (c) => c.status === "in_progress", 20_000);
+      server.ctx.sqlite.pragma("busy_timeout = 50"); // the real 5 s would only make this slow
+      const other = new Database(server.ctx.dataDir.database);
+      other.exec("BEGIN IMMEDIATE");
+      await Bun.sleep(2500);
+      other.exec("ROLLBACK");
+      other.close();
+      expect(server.logs.filter((line) => line.includes("metering pass failed") && line.includes("database is locked")).length).toBeGreaterThanOrEqual(1);
+      expect((await server.api.post(`/v1/calls/${placed.body.id}/hangup`, {}, { token: key })).status).toBe(202);
+      const ended = await waitForCall(server.api, key, placed.body.id, (c) => !["queued", "ringing", "in_progress"].includes(c.status), 20_000);
+      expect(ended.end_reason).toBe("agent_hangup");
+      expect(ended.cost.total).toBe(Math.ceil(ended.duration_ms / 1000) * 10_000);
     } finally {
       await server.stop();
     }

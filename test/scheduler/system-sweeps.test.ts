@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
-import { checkpoint, pruneExpiredRows } from "../../src/scheduler/system-sweeps.ts";
+import { checkpoint, pruneExpiredRows, startSystemSweeps } from "../../src/scheduler/system-sweeps.ts";
 import { serverWithUser } from "../helpers/fixtures.ts";
+import { createTestContext } from "../helpers/server.ts";
 
 const s = serverWithUser();
 
@@ -27,4 +28,24 @@ test("checkpoint empties the WAL", () => {
   checkpoint(s.server.ctx);
   const [row] = s.server.ctx.sqlite.pragma("wal_checkpoint(PASSIVE)") as { busy: number; log: number }[];
   expect(row.log).toBe(0);
+});
+
+test("a sweep that throws or rejects is logged and does not stop the others", async () => {
+  const env = createTestContext();
+  try {
+    let after = 0;
+    const sweeps = startSystemSweeps(env.ctx, [
+      { name: "throws", atStart: true, run: () => { throw new Error("bang"); } },
+      { name: "rejects", atStart: true, run: async () => { await Bun.sleep(1); throw new Error("boom"); } },
+      { name: "after", atStart: true, run: () => void after++ },
+    ]);
+    await Bun.sleep(20);
+    sweeps.stop();
+    const failures = env.logs.filter((line) => line.includes("system sweep failed"));
+    expect(failures.some((line) => line.includes("throws") && line.includes("bang"))).toBe(true);
+    expect(failures.some((line) => line.includes("rejects") && line.includes("boom"))).toBe(true);
+    expect(after).toBe(1);
+  } finally {
+    env.close();
+  }
 });

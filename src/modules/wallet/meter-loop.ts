@@ -64,7 +64,14 @@ export function startMetering(ctx: AppContext, enginesOfCall: EnginesOfCall): { 
       });
     }
   };
-  const timer = setInterval(pass, ctx.config.settlementSeconds * SECOND);
+  const timer = setInterval(() => {
+    try {
+      pass();
+    } catch (error) {
+      // The database refused the pass (locked, disk full): the next one charges every call up to its own time.
+      ctx.logger.error("metering pass failed", { error });
+    }
+  }, ctx.config.settlementSeconds * SECOND);
   timer.unref?.();
   return { stop: () => clearInterval(timer) };
 }

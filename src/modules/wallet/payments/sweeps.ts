@@ -10,7 +10,7 @@ import { reconcileOverdue } from "./reconcile.ts";
 export function paymentSweeps(ctx: AppContext): Sweep[] {
   let reconciling = false;
   return [
-    { name: "automatic recharges", atStart: true, pattern: "*/5 * * * * *", run: () => void sweepAutoRecharge(ctx) },
+    { name: "automatic recharges", atStart: true, pattern: "*/5 * * * * *", run: () => sweepAutoRecharge(ctx) },
     {
       name: "overdue payments",
       atStart: true,
@@ -18,7 +18,7 @@ export function paymentSweeps(ctx: AppContext): Sweep[] {
       run() {
         if (reconciling) return;
         reconciling = true;
-        void reconcileOverdue(ctx).finally(() => (reconciling = false));
+        return reconcileOverdue(ctx).finally(() => (reconciling = false));
       },
     },
   ];
