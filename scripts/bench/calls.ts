@@ -20,7 +20,7 @@ import { createProvider } from "../../src/modules/providers/service.ts";
 import type { CallLeg, LegEvent } from "../../src/telephony/types.ts";
 import { concatPcm } from "../../src/voice/media/frames.ts";
 import { encodeMulaw } from "../../src/voice/media/g711.ts";
-import { callJournal } from "../../src/modules/calls/lifecycle.ts";
+import { callJournal } from "../../src/modules/calls/journal.ts";
 import { CallSession } from "../../src/voice/runtime/call-session.ts";
 import { mediaClock, type TickHandler } from "../../src/voice/media/media-clock.ts";
 import { builtinTts } from "../../src/voice/speech/builtin/index.ts";

@@ -15,7 +15,7 @@ import { configOf } from "../../src/modules/agents/models.ts";
 import { createAgent } from "../../src/modules/agents/service.ts";
 import { createUser } from "../../src/modules/auth/service.ts";
 import { createCarrierConnection } from "../../src/modules/carriers/service.ts";
-import { callJournal } from "../../src/modules/calls/lifecycle.ts";
+import { callJournal } from "../../src/modules/calls/journal.ts";
 import { createOutboundCall } from "../../src/modules/calls/service.ts";
 import { assignNumber, importNumber } from "../../src/modules/phone-numbers/service.ts";
 import { closeParley, createParley } from "../../src/server.ts";

@@ -6,7 +6,7 @@ import type { AgentConfig } from "../../voice/agent-config.ts";
 import { callEvents, calls, LIVE_STATUSES, type CallStatus } from "../../db/schema/index.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { publishAgentEvent } from "../../webhooks/outbox.ts";
-import type { CallEnding, CallJournal, TurnRecord } from "../../voice/runtime/journal.ts";
+import type { CallEnding, TurnRecord } from "../../voice/runtime/journal.ts";
 import { liveCalls } from "../../voice/runtime/registry.ts";
 import { callUrls } from "./models.ts";
 
@@ -198,16 +198,4 @@ export function endOrphanedCalls(ctx: AppContext, isLive: (callId: string) => bo
 
 export function liveCallIn(ctx: AppContext, workspaceId: string, callId: string): CallRow | undefined {
   return ctx.db.select().from(calls).where(and(eq(calls.workspaceId, workspaceId), eq(calls.id, callId), inArray(calls.status, LIVE_STATUSES))).get();
-}
-
-/** The journal a live call reports into: each report is one transaction with its events. */
-export function callJournal(ctx: AppContext, call: Pick<CallRow, "id" | "workspaceId" | "createdAt">): CallJournal {
-  return {
-    note: (type, data) => addTimelineEvent(ctx, call, type, data),
-    answered: () => void markAnswered(ctx, call.id),
-    turn: (turn) => recordTurn(ctx, call.id, turn),
-    error: (code, message, fatal) => reportCallError(ctx, call.id, code, message, fatal),
-    transfer: (to, reason) => reportTransfer(ctx, call.id, to, reason),
-    end: (ending) => void endCall(ctx, call.id, ending),
-  };
 }

@@ -2,21 +2,23 @@
 export const FRAME_MS = 20;
 
 export type TickHandler = (tick: { scheduledAt: number; lateMs: number }) => void;
+/** Told when its handler throws (the clock goes on ticking for every other subscriber). */
+export type TickErrorHandler = (error: unknown) => void;
 
 /**
  * Ticks every 20 ms of real time, catching up when the event loop was busy (each missed tick still
  * runs, with its lateness reported) so audio keeps its pace instead of drifting.
  */
 export class MediaClock {
-  private handlers = new Set<TickHandler>();
+  private handlers = new Map<TickHandler, TickErrorHandler | undefined>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private next = 0;
   /** Lateness of every tick since the last reset (benchmarks read it). */
   readonly lateness: number[] = [];
   measure = false;
 
-  subscribe(handler: TickHandler): () => void {
-    this.handlers.add(handler);
+  subscribe(handler: TickHandler, onError?: TickErrorHandler): () => void {
+    this.handlers.set(handler, onError);
     if (!this.timer) this.start();
     return () => {
       this.handlers.delete(handler);
@@ -50,11 +52,12 @@ export class MediaClock {
       const scheduledAt = this.next;
       const lateMs = now - scheduledAt;
       if (this.measure) this.lateness.push(lateMs);
-      for (const handler of this.handlers) {
+      for (const [handler, onError] of this.handlers) {
         try {
           handler({ scheduledAt, lateMs });
-        } catch {
+        } catch (error) {
           // One call's failure must not stop every other call's audio.
+          onError?.(error);
         }
       }
       this.next += FRAME_MS;

@@ -240,7 +240,7 @@ export class CallSession implements LiveCall {
     this.answeredAt = this.ctx.clock.now();
     this.lastTransportAudio = performance.now();
     if (this.options.recordingPath) this.recorder = new StereoWavWriter(this.options.recordingPath, { sampleRate: this.lineRate });
-    this.unsubscribe = this.options.clock.subscribe(() => this.onTick());
+    this.unsubscribe = this.options.clock.subscribe(() => this.onTick(), (error) => this.onTickFailed(error));
     if (this.options.screenForMachine) {
       this.phase = "screening";
       this.screening = new CallScreening(this.lineRate);
@@ -277,6 +277,17 @@ export class CallSession implements LiveCall {
     // A carrier may report the transfer (its stream stopping) before the transfer request itself returns.
     if (reason === "transferred") this.finish({ status: "transferred", endReason: "transferred", transferredTo: this.transferringTo ?? undefined }, false, detail);
     else this.finish({ status: "completed", endReason: "customer_hangup" }, false, detail);
+  }
+
+  /** A defect: said once (it would recur every 20 ms), and the call ends rather than linger half-run. */
+  private onTickFailed(error: unknown): void {
+    this.ctx.logger.error("a live call's tick failed; ending the call", { call_id: this.callId, error });
+    this.unsubscribe?.();
+    try {
+      this.finish({ status: "failed", endReason: "error" }, true, `internal error: ${(error as Error).message}`);
+    } catch (failure) {
+      this.ctx.logger.error("could not end a call whose tick failed", { call_id: this.callId, error: failure });
+    }
   }
 
   /** Ends the call exactly once: stops audio, closes the recording, and records the outcome. */

@@ -1,0 +1,80 @@
+// Faults under a live call. The database refusing writes for a moment (another connection holding the
+// write lock past the busy timeout, a full disk): the call talks on, and every report it makes is
+// recorded, in order, once the database takes writes again. A defect in a call's own 20 ms tick: that
+// call ends failed, saying so, and every other call and the server go on.
+import { expect, test } from "bun:test";
+import { Database } from "../../src/db/native.ts";
+import { waitForCall } from "../helpers/call-api.ts";
+import { createKey, registerUser } from "../helpers/fixtures.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { liveCalls } from "../../src/voice/runtime/registry.ts";
+
+const LINES = ["What are your opening hours?", "Thanks, goodbye"];
+
+async function agentWithNumber(server: TestServer, name: string) {
+  const user = await registerUser(server.api, name);
+  const key = (await createKey(server.api, user.token, "admin")).secret;
+  const agent = (await server.api.post("/v1/agents", { name, first_message: "Hello, how can I help?" }, { token: key })).body;
+  const number = (await server.api.post("/v1/phone-numbers/buy", { area_code: "415" }, { token: key })).body;
+  await server.api.post(`/v1/phone-numbers/${number.id}/assign`, { agent_id: agent.id }, { token: key });
+  return { key, agentId: agent.id as string };
+}
+
+const ended = (c: { status: string }) => !["queued", "ringing", "in_progress"].includes(c.status);
+
+test("reports the database refuses are held and written in order; the call goes on and ends as it would have", async () => {
+  const server = await startTestServer();
+  try {
+    const { key, agentId } = await agentWithNumber(server, "Patient");
+    const placed = await server.api.post("/v1/calls/outbound", { agent_id: agentId, to: "+12125550150", simulation: { lines: LINES, recognition: "simulated" } }, { token: key });
+    expect(placed.status).toBe(201);
+    await waitForCall(server.api, key, placed.body.id, (c) => c.status === "in_progress", 20_000);
+
+    server.ctx.sqlite.pragma("busy_timeout = 50"); // the real 5 s would only make this slow
+    const other = new Database(server.ctx.dataDir.database);
+    other.exec("BEGIN IMMEDIATE");
+    await Bun.sleep(3000); // the screening verdict and the greeting fall in here
+    other.exec("ROLLBACK");
+    other.close();
+
+    const call = await waitForCall(server.api, key, placed.body.id, ended, 40_000);
+    expect(call).toMatchObject({ status: "completed", end_reason: "agent_hangup" });
+    expect(server.logs.some((line) => line.includes("the database refused a call's report") && line.includes("database is locked"))).toBe(true);
+    expect(server.logs.some((line) => line.includes("a call's held reports are written"))).toBe(true);
+    // Nothing lost: both caller lines, every agent turn, in start order, each with its timeline entry.
+    const turns = call.transcript as { role: string; text: string; start_ms: number }[];
+    expect(turns.filter((t) => t.role === "caller").map((t) => t.text)).toEqual(LINES);
+    expect(turns[0]).toMatchObject({ role: "agent", text: "Hello, how can I help?" });
+    expect(turns.map((t) => t.start_ms)).toEqual(turns.map((t) => t.start_ms).toSorted((a, b) => a - b));
+    const timeline = (await server.api.get(`/v1/calls/${placed.body.id}/events?limit=100`, { token: key })).body.data as { type: string; data: Record<string, unknown> }[];
+    expect(timeline.filter((e) => e.type === "turn").map((e) => e.data.index)).toEqual(turns.map((_, i) => i));
+    expect(timeline.find((e) => e.type === "amd")?.data.verdict).toBe("human");
+    expect(timeline.filter((e) => e.type === "status").map((e) => e.data.status)).toEqual(["queued", "ringing", "in_progress", "completed"]);
+  } finally {
+    await server.stop();
+  }
+}, 60_000);
+
+test("a call whose tick throws ends failed with its reason logged; another call and the server go on", async () => {
+  const server = await startTestServer();
+  try {
+    const { key, agentId } = await agentWithNumber(server, "Fragile");
+    const place = async () => (await server.api.post("/v1/calls/outbound", { agent_id: agentId, to: "+12125550150", simulation: { behaviour: "silent" } }, { token: key })).body.id as string;
+    const [broken, healthy] = [await place(), await place()];
+    for (const id of [broken, healthy]) await waitForCall(server.api, key, id, (c) => c.status === "in_progress", 20_000);
+    // Fault injection: the broken call's line fails on the next frame the agent sends (its greeting).
+    const session = liveCalls(server.ctx).get(broken) as unknown as { leg: { sendAudio: () => void } };
+    session.leg.sendAudio = () => {
+      throw new Error("injected line failure");
+    };
+    const call = await waitForCall(server.api, key, broken, ended, 20_000);
+    expect(call).toMatchObject({ status: "failed", end_reason: "error" });
+    expect(server.logs.filter((line) => line.includes("a live call's tick failed") && line.includes(broken) && line.includes("injected line failure"))).toHaveLength(1);
+    expect((await server.api.get(`/v1/calls/${healthy}`, { token: key })).body.status).toBe("in_progress");
+    expect((await server.api.get("/v1/health")).status).toBe(200);
+    await server.api.post(`/v1/calls/${healthy}/hangup`, {}, { token: key });
+    expect(await waitForCall(server.api, key, healthy, ended, 20_000)).toMatchObject({ status: "completed", end_reason: "agent_hangup" });
+  } finally {
+    await server.stop();
+  }
+}, 60_000);
