@@ -1,5 +1,6 @@
 import { Elysia, ValidationError } from "elysia";
 import type { HttpContext } from "./context.ts";
+import { databaseRefusal, type Refusal } from "../db/refusals.ts";
 import { ApiError, problemBody, problemResponse, type ErrorCode, type FieldError } from "./errors.ts";
 import { auditRequest } from "./audit-trail.ts";
 import { settleIdempotency } from "./idempotency.ts";
@@ -7,6 +8,12 @@ import { enforceRateLimit } from "./rate-limit.ts";
 import { createRequestMeta, findRequestMeta, type RequestMeta } from "./request-meta.ts";
 import type { RouteIndex } from "./route-index.ts";
 import { fieldErrors, schemaErrors } from "./validation.ts";
+
+const REFUSALS: Record<Refusal, { detail: string; retryAfterSeconds: number }> = {
+  busy: { detail: "the database is busy: another process holds its write lock; try again in a moment", retryAfterSeconds: 1 },
+  full: { detail: "the server cannot write: its disk is full (the operator has been told in its log)", retryAfterSeconds: 60 },
+  io: { detail: "the server could not write to its disk (the operator has been told in its log)", retryAfterSeconds: 10 },
+};
 
 /** The one error handler: every failure leaves as RFC 9457 problem+json, never with a stack trace. */
 export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
@@ -39,6 +46,13 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
     } else if (code === "PARSE") {
       problemCode = "malformed_json";
       detail = "the body could not be parsed";
+    } else if (databaseRefusal(error)) {
+      // Not a defect: the database cannot take this write just now. Say so, and when to try again.
+      const refusal = databaseRefusal(error)!;
+      problemCode = "service_unavailable";
+      detail = REFUSALS[refusal].detail;
+      headers["retry-after"] = String(REFUSALS[refusal].retryAfterSeconds);
+      ctx.logger[refusal === "busy" ? "warn" : "error"]("the database refused a request's write", { request_id: meta.id, method: request.method, path: new URL(request.url).pathname, error });
     } else {
       problemCode = "internal_error";
       detail = `an unexpected error occurred; quote request id ${meta.id} when reporting it`;

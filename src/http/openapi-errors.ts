@@ -18,6 +18,7 @@ const PROBLEMS = {
   Conflict: ["409", "Conflict, or an Idempotency-Key reused with a different body"],
   ValidationFailed: ["422", "Validation failed; `errors[]` names each field"],
   RateLimited: ["429", "Rate limit exceeded; wait `Retry-After` seconds"],
+  DatabaseUnavailable: ["503", "The database cannot take the write just now (`service_unavailable`): another process holds its write lock, or its disk is full; try again after `Retry-After` seconds"],
 } as const satisfies Record<string, readonly [string, string]>;
 
 type ProblemName = keyof typeof PROBLEMS;
@@ -33,6 +34,7 @@ export function errorResponses(route: RouteInfo, auth: RouteAuth, has: { body: b
   if (route.method === "POST") names.push("Conflict");
   if (has.body || has.query || has.pathParams) names.push("ValidationFailed");
   names.push("RateLimited");
+  if (route.method !== "GET") names.push("DatabaseUnavailable");
   const out: Json = {};
   for (const name of names) {
     used.add(name);
@@ -47,6 +49,7 @@ export function problemResponses(used: Set<ProblemName>): Json {
   for (const name of [...used].sort()) {
     const response: Json = { description: PROBLEMS[name][1], content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } };
     if (name === "RateLimited") response.headers = { "Retry-After": { description: "Seconds until the window resets", schema: { type: "integer", minimum: 1 } } };
+    if (name === "DatabaseUnavailable") response.headers = { "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer", minimum: 1 } } };
     out[name] = response;
   }
   return out;

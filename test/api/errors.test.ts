@@ -1,6 +1,7 @@
 // Every error class leaves as RFC 9457 problem+json with a machine-readable code and no stack trace.
 import { describe, expect, test } from "bun:test";
-import { createKey, serverWithUser } from "../helpers/fixtures.ts";
+import { Database } from "../../src/db/native.ts";
+import { createKey, registerUser, serverWithUser } from "../helpers/fixtures.ts";
 import { startTestServer } from "../helpers/server.ts";
 
 const s = serverWithUser();
@@ -115,6 +116,32 @@ describe("problem+json for each error class", () => {
       expectProblem(res, 429, "rate_limited");
     } finally {
       await limited.stop();
+    }
+  });
+
+  test("503 with Retry-After for a write the database cannot take (another process holds its write lock); reads go on", async () => {
+    const server = await startTestServer();
+    try {
+      const owner = await registerUser(server.api, "busy");
+      const key = (await createKey(server.api, owner.token, "write")).secret;
+      server.ctx.sqlite.pragma("busy_timeout = 50"); // the real 5 s would only make this slow
+      const other = new Database(server.ctx.dataDir.database);
+      other.exec("BEGIN IMMEDIATE");
+      try {
+        const res = await server.api.post("/v1/agents", { name: "Waiting" }, { token: key });
+        expectProblem(res, 503, "service_unavailable");
+        expect(res.headers.get("retry-after")).toBe("1");
+        expect(res.body.detail).toContain("another process holds its write lock");
+        expect((await server.api.get("/v1/agents", { token: key })).body.data).toEqual([]);
+      } finally {
+        other.exec("ROLLBACK");
+        other.close();
+      }
+      expect(server.logs.some((line) => line.includes("WARN") && line.includes("the database refused a request's write"))).toBe(true);
+      expect(server.logs.some((line) => line.includes("unhandled error"))).toBe(false);
+      expect((await server.api.post("/v1/agents", { name: "Waiting" }, { token: key })).status).toBe(201);
+    } finally {
+      await server.stop();
     }
   });
 

@@ -1,14 +1,11 @@
 import type { AppContext } from "../../core/context.ts";
+import { databaseRefusal } from "../../db/refusals.ts";
 import type { CallJournal } from "../../voice/runtime/journal.ts";
 import { addTimelineEvent, endCall, markAnswered, recordTurn, reportCallError, reportTransfer, type CallRow } from "./lifecycle.ts";
 
 /** How soon a report the database refused is tried again. */
 const RETRY_MS = 250;
 
-// SQLite's answers that pass: another connection holds the lock past the busy timeout, the disk is
-// full or failed for a moment. Anything else is a defect of the report itself, and retrying would
-// only hold back every report after it.
-const TRANSIENT = /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/;
 
 /**
  * The journal a live call reports into: each report is one transaction with its events, written in
@@ -29,8 +26,8 @@ export function callJournal(ctx: AppContext, call: Pick<CallRow, "id" | "workspa
       try {
         report.write();
       } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        if (typeof code === "string" && TRANSIENT.test(code)) {
+        // Any other error is a defect of the report itself: retrying would only hold back every report after it.
+        if (databaseRefusal(error)) {
           if (refusedSince === null) ctx.logger.warn("the database refused a call's report; it is kept and tried again", { call_id: call.id, report: report.kind, error });
           refusedSince ??= Date.now();
           retry = setTimeout(drain, RETRY_MS);
