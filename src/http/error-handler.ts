@@ -25,6 +25,7 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
     let problemCode: ErrorCode;
     let detail: string;
     let errors: FieldError[] | undefined;
+    const refusal = databaseRefusal(error);
 
     if (error instanceof ApiError) {
       problemCode = error.code;
@@ -46,9 +47,8 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
     } else if (code === "PARSE") {
       problemCode = "malformed_json";
       detail = "the body could not be parsed";
-    } else if (databaseRefusal(error)) {
+    } else if (refusal) {
       // Not a defect: the database cannot take this write just now. Say so, and when to try again.
-      const refusal = databaseRefusal(error)!;
       problemCode = "service_unavailable";
       detail = REFUSALS[refusal].detail;
       headers["retry-after"] = String(REFUSALS[refusal].retryAfterSeconds);

@@ -6,7 +6,6 @@ import { addTimelineEvent, endCall, markAnswered, recordTurn, reportCallError, r
 /** How soon a report the database refused is tried again. */
 const RETRY_MS = 250;
 
-
 /**
  * The journal a live call reports into: each report is one transaction with its events, written in
  * the order the call made them. A report the database refuses for a moment is kept, with every
