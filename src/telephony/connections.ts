@@ -1,7 +1,7 @@
 // Carrier connections at rest: credentials sealed with the instance key, one workspace at a time.
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { AppContext } from "../core/context.ts";
-import { afterCursor, type PageRequest } from "../db/pagination.ts";
+import { pagedList, type PageRequest } from "../db/pagination.ts";
 import { carrierConnections } from "../db/schema/index.ts";
 import { unsealMemo } from "../lib/sealed.ts";
 import type { CarrierConnection } from "./types.ts";
@@ -26,14 +26,18 @@ export function connectionRowsOfKinds(ctx: AppContext, kinds: string[]): Carrier
   return ctx.db.select().from(carrierConnections).where(inArray(carrierConnections.kind, kinds)).all();
 }
 
-export function listConnectionRows(ctx: AppContext, workspaceId: string, page: PageRequest): CarrierConnectionRow[] {
-  return ctx.db
+const connectionPages = pagedList(carrierConnections.createdAt, carrierConnections.id, (db, after) =>
+  db
     .select()
     .from(carrierConnections)
-    .where(and(eq(carrierConnections.workspaceId, workspaceId), afterCursor(carrierConnections.createdAt, carrierConnections.id, page.after)))
+    .where(and(eq(carrierConnections.workspaceId, sql.placeholder("workspaceId")), after))
     .orderBy(desc(carrierConnections.createdAt), desc(carrierConnections.id))
-    .limit(page.limit + 1)
-    .all();
+    .limit(sql.placeholder("limit"))
+    .prepare(),
+);
+
+export function listConnectionRows(ctx: AppContext, workspaceId: string, page: PageRequest): CarrierConnectionRow[] {
+  return connectionPages(ctx.db, { workspaceId }, page);
 }
 
 export function unsealConnection(ctx: AppContext, row: CarrierConnectionRow): CarrierConnection {

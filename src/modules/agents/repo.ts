@@ -2,7 +2,7 @@ import { and, desc, eq, getTableColumns, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { prepared } from "../../db/prepared.ts";
 import { agents, agentVersions } from "../../db/schema/index.ts";
-import { afterCursorPlaceholders, type PageRequest } from "../../db/pagination.ts";
+import { pagedList, type PageRequest } from "../../db/pagination.ts";
 
 export type AgentRow = typeof agents.$inferSelect;
 export type AgentVersionRow = typeof agentVersions.$inferSelect;
@@ -15,33 +15,23 @@ export function findAgent(db: Db, workspaceId: string, id: string): AgentRow | u
   return agentById(db).get({ workspaceId, id });
 }
 
-// The list is read on every dashboard load: both forms prepared once (first page, and after a cursor).
 // The configuration comes back as its stored text: a list writes it into the answer as it is.
 const { config: _config, ...listColumns } = getTableColumns(agents);
-const listPage = (after: boolean) =>
-  prepared((db) =>
-    db
-      .select({ ...listColumns, configText: sql<string>`${agents.config}` })
-      .from(agents)
-      .where(
-        and(
-          eq(agents.workspaceId, sql.placeholder("workspaceId")),
-          after ? afterCursorPlaceholders(agents.createdAt, agents.id) : undefined,
-        ),
-      )
-      .orderBy(desc(agents.createdAt), desc(agents.id))
-      .limit(sql.placeholder("limit"))
-      .prepare(),
-  );
-const firstPage = listPage(false);
-const laterPage = listPage(true);
+const agentPages = pagedList(agents.createdAt, agents.id, (db, after) =>
+  db
+    .select({ ...listColumns, configText: sql<string>`${agents.config}` })
+    .from(agents)
+    .where(and(eq(agents.workspaceId, sql.placeholder("workspaceId")), after))
+    .orderBy(desc(agents.createdAt), desc(agents.id))
+    .limit(sql.placeholder("limit"))
+    .prepare(),
+);
 
 /** An agent as a list reads it: the configuration as its stored JSON text. */
 export type AgentListRow = Omit<AgentRow, "config"> & { configText: string };
 
 export function listAgents(db: Db, workspaceId: string, page: PageRequest): AgentListRow[] {
-  const limit = page.limit + 1;
-  return page.after ? laterPage(db).all({ workspaceId, limit, at: page.after.at, id: page.after.id }) : firstPage(db).all({ workspaceId, limit });
+  return agentPages(db, { workspaceId }, page);
 }
 
 export function insertAgent(db: Db, row: AgentRow): void {

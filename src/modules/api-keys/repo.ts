@@ -2,7 +2,7 @@ import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { prepared } from "../../db/prepared.ts";
 import { apiKeys } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../db/pagination.ts";
+import { pagedList, type PageRequest } from "../../db/pagination.ts";
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
@@ -23,14 +23,18 @@ export function findApiKey(db: Db, workspaceId: string, id: string): ApiKeyRow |
   return liveKeyById(db).get({ workspaceId, id });
 }
 
-export function listApiKeys(db: Db, workspaceId: string, page: PageRequest): ApiKeyRow[] {
-  return db
+const keyPages = pagedList(apiKeys.createdAt, apiKeys.id, (db, after) =>
+  db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.workspaceId, workspaceId), isNull(apiKeys.revokedAt), afterCursor(apiKeys.createdAt, apiKeys.id, page.after)))
+    .where(and(eq(apiKeys.workspaceId, sql.placeholder("workspaceId")), isNull(apiKeys.revokedAt), after))
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-    .limit(page.limit + 1)
-    .all();
+    .limit(sql.placeholder("limit"))
+    .prepare(),
+);
+
+export function listApiKeys(db: Db, workspaceId: string, page: PageRequest): ApiKeyRow[] {
+  return keyPages(db, { workspaceId }, page);
 }
 
 export function renameApiKey(db: Db, workspaceId: string, id: string, name: string, now: number): boolean {

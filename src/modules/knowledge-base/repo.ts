@@ -1,7 +1,7 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { knowledgeBases, knowledgeSources } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../db/pagination.ts";
+import { pagedList, type PageRequest } from "../../db/pagination.ts";
 
 export type KnowledgeBaseRow = typeof knowledgeBases.$inferSelect;
 export type SourceRow = typeof knowledgeSources.$inferSelect;
@@ -16,14 +16,18 @@ export function existingKnowledgeBaseIds(db: Db, workspaceId: string, ids: strin
   return new Set(rows.map((r) => r.id));
 }
 
-export function listKnowledgeBases(db: Db, workspaceId: string, page: PageRequest): KnowledgeBaseRow[] {
-  return db
+const knowledgeBasePages = pagedList(knowledgeBases.createdAt, knowledgeBases.id, (db, after) =>
+  db
     .select()
     .from(knowledgeBases)
-    .where(and(eq(knowledgeBases.workspaceId, workspaceId), afterCursor(knowledgeBases.createdAt, knowledgeBases.id, page.after)))
+    .where(and(eq(knowledgeBases.workspaceId, sql.placeholder("workspaceId")), after))
     .orderBy(desc(knowledgeBases.createdAt), desc(knowledgeBases.id))
-    .limit(page.limit + 1)
-    .all();
+    .limit(sql.placeholder("limit"))
+    .prepare(),
+);
+
+export function listKnowledgeBases(db: Db, workspaceId: string, page: PageRequest): KnowledgeBaseRow[] {
+  return knowledgeBasePages(db, { workspaceId }, page);
 }
 
 export function findSource(db: Db, workspaceId: string, knowledgeBaseId: string, id: string): SourceRow | undefined {
@@ -34,12 +38,16 @@ export function findSource(db: Db, workspaceId: string, knowledgeBaseId: string,
     .get();
 }
 
-export function listSources(db: Db, workspaceId: string, knowledgeBaseId: string, page: PageRequest): SourceRow[] {
-  return db
+const sourcePages = pagedList(knowledgeSources.createdAt, knowledgeSources.id, (db, after) =>
+  db
     .select()
     .from(knowledgeSources)
-    .where(and(eq(knowledgeSources.workspaceId, workspaceId), eq(knowledgeSources.knowledgeBaseId, knowledgeBaseId), afterCursor(knowledgeSources.createdAt, knowledgeSources.id, page.after)))
+    .where(and(eq(knowledgeSources.workspaceId, sql.placeholder("workspaceId")), eq(knowledgeSources.knowledgeBaseId, sql.placeholder("knowledgeBaseId")), after))
     .orderBy(desc(knowledgeSources.createdAt), desc(knowledgeSources.id))
-    .limit(page.limit + 1)
-    .all();
+    .limit(sql.placeholder("limit"))
+    .prepare(),
+);
+
+export function listSources(db: Db, workspaceId: string, knowledgeBaseId: string, page: PageRequest): SourceRow[] {
+  return sourcePages(db, { workspaceId, knowledgeBaseId }, page);
 }

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { invitations, members, users } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../db/pagination.ts";
+import { pagedList, type PageRequest } from "../../db/pagination.ts";
 import type { Role } from "../../http/permissions.ts";
 
 export type InvitationRow = typeof invitations.$inferSelect;
@@ -19,15 +19,19 @@ const memberColumns = {
 
 export type MemberView = { id: string; workspaceId: string; userId: string; role: Role; createdAt: number; updatedAt: number; email: string; name: string | null };
 
-export function listMembers(db: Db, workspaceId: string, page: PageRequest): MemberView[] {
-  return db
+const memberPages = pagedList(members.createdAt, members.id, (db, after) =>
+  db
     .select(memberColumns)
     .from(members)
     .innerJoin(users, eq(users.id, members.userId))
-    .where(and(eq(members.workspaceId, workspaceId), afterCursor(members.createdAt, members.id, page.after)))
+    .where(and(eq(members.workspaceId, sql.placeholder("workspaceId")), after))
     .orderBy(desc(members.createdAt), desc(members.id))
-    .limit(page.limit + 1)
-    .all();
+    .limit(sql.placeholder("limit"))
+    .prepare(),
+);
+
+export function listMembers(db: Db, workspaceId: string, page: PageRequest): MemberView[] {
+  return memberPages(db, { workspaceId }, page);
 }
 
 export function findMember(db: Db, workspaceId: string, memberId: string): MemberView | undefined {

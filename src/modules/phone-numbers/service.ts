@@ -1,9 +1,9 @@
-import { and, desc, eq, type SQL } from "drizzle-orm";
+import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { hookPoint } from "../../core/hooks.ts";
 import { phoneNumbers } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
-import { afterCursor, type PageRequest } from "../../db/pagination.ts";
+import { pagedList, type PageRequest } from "../../db/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { SIMULATED_CONNECTION_ID } from "../../telephony/connections.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
@@ -117,14 +117,18 @@ export function getPhoneNumber(ctx: AppContext, workspaceId: string, id: string)
   return row;
 }
 
-export function listPhoneNumbers(ctx: AppContext, workspaceId: string, page: PageRequest): PhoneNumberRow[] {
-  return ctx.db
+const numberPages = pagedList(phoneNumbers.createdAt, phoneNumbers.id, (db, after) =>
+  db
     .select()
     .from(phoneNumbers)
-    .where(and(eq(phoneNumbers.workspaceId, workspaceId), afterCursor(phoneNumbers.createdAt, phoneNumbers.id, page.after)))
+    .where(and(eq(phoneNumbers.workspaceId, sql.placeholder("workspaceId")), after))
     .orderBy(desc(phoneNumbers.createdAt), desc(phoneNumbers.id))
-    .limit(page.limit + 1)
-    .all();
+    .limit(sql.placeholder("limit"))
+    .prepare(),
+);
+
+export function listPhoneNumbers(ctx: AppContext, workspaceId: string, page: PageRequest): PhoneNumberRow[] {
+  return numberPages(ctx.db, { workspaceId }, page);
 }
 
 export function updatePhoneNumber(ctx: AppContext, workspaceId: string, id: string, input: { label?: string | null; inbound?: { enabled?: boolean; variables?: Record<string, unknown> } }): PhoneNumberRow {

@@ -1,17 +1,20 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { providerConnections } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../db/pagination.ts";
+import { pagedList, type PageRequest } from "../../db/pagination.ts";
 import type { ProviderRow } from "../../providers/store.ts";
 
-
-export function listProviders(db: Db, workspaceId: string, page: PageRequest): ProviderRow[] {
-  return db
+const providerPages = pagedList(providerConnections.createdAt, providerConnections.id, (db, after) =>
+  db
     .select()
     .from(providerConnections)
-    .where(and(eq(providerConnections.workspaceId, workspaceId), afterCursor(providerConnections.createdAt, providerConnections.id, page.after)))
+    .where(and(eq(providerConnections.workspaceId, sql.placeholder("workspaceId")), after))
     .orderBy(desc(providerConnections.createdAt), desc(providerConnections.id))
-    .limit(page.limit + 1)
-    .all();
+    .limit(sql.placeholder("limit"))
+    .prepare(),
+);
+
+export function listProviders(db: Db, workspaceId: string, page: PageRequest): ProviderRow[] {
+  return providerPages(db, { workspaceId }, page);
 }
 

@@ -1,7 +1,7 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { tools } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../db/pagination.ts";
+import { pagedList, type PageRequest } from "../../db/pagination.ts";
 
 export type ToolRow = typeof tools.$inferSelect;
 
@@ -14,12 +14,16 @@ export function findTools(db: Db, workspaceId: string, ids: string[]): ToolRow[]
   return db.select().from(tools).where(and(eq(tools.workspaceId, workspaceId), inArray(tools.id, ids))).all();
 }
 
-export function listTools(db: Db, workspaceId: string, page: PageRequest): ToolRow[] {
-  return db
+const toolPages = pagedList(tools.createdAt, tools.id, (db, after) =>
+  db
     .select()
     .from(tools)
-    .where(and(eq(tools.workspaceId, workspaceId), afterCursor(tools.createdAt, tools.id, page.after)))
+    .where(and(eq(tools.workspaceId, sql.placeholder("workspaceId")), after))
     .orderBy(desc(tools.createdAt), desc(tools.id))
-    .limit(page.limit + 1)
-    .all();
+    .limit(sql.placeholder("limit"))
+    .prepare(),
+);
+
+export function listTools(db: Db, workspaceId: string, page: PageRequest): ToolRow[] {
+  return toolPages(db, { workspaceId }, page);
 }

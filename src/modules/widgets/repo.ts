@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
-import { afterCursor, type PageRequest } from "../../db/pagination.ts";
+import { pagedList, type PageRequest } from "../../db/pagination.ts";
 import { widgets, widgetSessions } from "../../db/schema/index.ts";
 
 export type WidgetRow = typeof widgets.$inferSelect;
@@ -15,14 +15,18 @@ export function findPublicWidget(db: Db, id: string): WidgetRow | undefined {
   return db.select().from(widgets).where(eq(widgets.id, id)).get();
 }
 
-export function listWidgets(db: Db, workspaceId: string, page: PageRequest): WidgetRow[] {
-  return db
+const widgetPages = pagedList(widgets.createdAt, widgets.id, (db, after) =>
+  db
     .select()
     .from(widgets)
-    .where(and(eq(widgets.workspaceId, workspaceId), afterCursor(widgets.createdAt, widgets.id, page.after)))
+    .where(and(eq(widgets.workspaceId, sql.placeholder("workspaceId")), after))
     .orderBy(desc(widgets.createdAt), desc(widgets.id))
-    .limit(page.limit + 1)
-    .all();
+    .limit(sql.placeholder("limit"))
+    .prepare(),
+);
+
+export function listWidgets(db: Db, workspaceId: string, page: PageRequest): WidgetRow[] {
+  return widgetPages(db, { workspaceId }, page);
 }
 
 export function widgetsOfAgent(db: Db, workspaceId: string, agentId: string): Pick<WidgetRow, "id" | "name">[] {

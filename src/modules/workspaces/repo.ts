@@ -2,7 +2,7 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { prepared } from "../../db/prepared.ts";
 import { members, workspaces } from "../../db/schema/index.ts";
-import { afterCursor, type PageRequest } from "../../db/pagination.ts";
+import { pagedList, type PageRequest } from "../../db/pagination.ts";
 import type { Role } from "../../http/permissions.ts";
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
@@ -39,13 +39,17 @@ export function membershipOf(db: Db, userId: string, workspaceId: string) {
   return db.select().from(members).where(and(eq(members.userId, userId), eq(members.workspaceId, workspaceId))).get();
 }
 
-export function listUserWorkspaces(db: Db, userId: string, page: PageRequest) {
-  return db
+const membershipPages = pagedList(members.createdAt, members.id, (db, after) =>
+  db
     .select({ workspace: workspaces, role: members.role, joinedAt: members.createdAt, memberId: members.id })
     .from(members)
     .innerJoin(workspaces, eq(workspaces.id, members.workspaceId))
-    .where(and(eq(members.userId, userId), afterCursor(members.createdAt, members.id, page.after)))
+    .where(and(eq(members.userId, sql.placeholder("userId")), after))
     .orderBy(desc(members.createdAt), desc(members.id))
-    .limit(page.limit + 1)
-    .all();
+    .limit(sql.placeholder("limit"))
+    .prepare(),
+);
+
+export function listUserWorkspaces(db: Db, userId: string, page: PageRequest) {
+  return membershipPages(db, { userId }, page);
 }
