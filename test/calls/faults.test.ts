@@ -1,8 +1,10 @@
 // Faults under a live call. The database refusing writes for a moment (another connection holding the
 // write lock past the busy timeout, a full disk): the call talks on, and every report it makes is
 // recorded, in order, once the database takes writes again. A defect in a call's own 20 ms tick: that
-// call ends failed, saying so, and every other call and the server go on.
+// call ends failed, saying so, and every other call and the server go on. A disk that refuses the
+// recording: the recording stops, the call does not.
 import { expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { Database } from "../../src/db/native.ts";
 import { waitForCall } from "../helpers/call-api.ts";
 import { createKey, registerUser } from "../helpers/fixtures.ts";
@@ -74,6 +76,32 @@ test("a call whose tick throws ends failed with its reason logged; another call 
     expect((await server.api.get("/v1/health")).status).toBe(200);
     await server.api.post(`/v1/calls/${healthy}/hangup`, {}, { token: key });
     expect(await waitForCall(server.api, key, healthy, ended, 20_000)).toMatchObject({ status: "completed", end_reason: "agent_hangup" });
+  } finally {
+    await server.stop();
+  }
+}, 60_000);
+
+test("a recording the disk refuses stops, and the call goes on: it ends as it would have, with no recording and the reason in its timeline", async () => {
+  const server = await startTestServer();
+  try {
+    const { key, agentId } = await agentWithNumber(server, "Recorded");
+    const placed = await server.api.post("/v1/calls/outbound", { agent_id: agentId, to: "+12125550150", simulation: { lines: LINES, recognition: "simulated" } }, { token: key });
+    await waitForCall(server.api, key, placed.body.id, (c) => c.status === "in_progress", 20_000);
+    // Fault injection: the disk fills up under the recording.
+    const session = liveCalls(server.ctx).get(placed.body.id) as unknown as { recorder: { path: string; writeAt: () => void } };
+    const path = session.recorder.path;
+    expect(existsSync(path)).toBe(true);
+    session.recorder.writeAt = () => {
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    };
+    const call = await waitForCall(server.api, key, placed.body.id, ended, 40_000);
+    expect(call).toMatchObject({ status: "completed", end_reason: "agent_hangup", recording_url: null });
+    expect((call.transcript as { role: string; text: string }[]).filter((t) => t.role === "caller").map((t) => t.text)).toEqual(LINES);
+    const timeline = (await server.api.get(`/v1/calls/${placed.body.id}/events?limit=100`, { token: key })).body.data as { type: string; data: Record<string, unknown> }[];
+    expect(timeline.filter((e) => e.type === "error").map((e) => e.data)).toEqual([{ code: "recording_failed", message: "the recording stopped: ENOSPC: no space left on device, write", fatal: false }]);
+    expect((await server.api.get(`/v1/calls/${placed.body.id}/recording`, { token: key })).status).toBe(404);
+    await Bun.sleep(50);
+    expect(existsSync(path)).toBe(false);
   } finally {
     await server.stop();
   }

@@ -84,6 +84,8 @@ export class SimulatedCallee {
     private readonly tts: TextToSpeech,
     private readonly announce: (line: SpokenLine) => void,
     private readonly hangUp: () => void,
+    /** The line fails: the callee cannot go on (its speech could not be synthesised). */
+    private readonly fail: (detail: string) => void,
   ) {}
 
   /** The callee's audio for the next 20 ms (silence when it says nothing). */
@@ -159,7 +161,7 @@ export class SimulatedCallee {
       this.spoken.push(line);
       this.ownLineEndMs = line.endMs;
       then?.();
-    })();
+    })().catch((error) => this.fail(`the simulated callee could not speak: ${(error as Error).message}`));
   }
 
   private queuePcm(pcm: Int16Array): void {

@@ -66,7 +66,13 @@ class SimulatedOutboundLeg extends SimulatedLegBase {
     }
     after(script.ringMs, () => {
       if (this.ended) return;
-      this.callee = new SimulatedCallee(script, deps.tts, (line) => deps.announce(request.callId, line), () => this.end("remote_hangup"));
+      this.callee = new SimulatedCallee(
+        script,
+        deps.tts,
+        (line) => deps.announce(request.callId, line),
+        () => this.end("remote_hangup"),
+        (detail) => this.end("failed", detail),
+      );
       record.callee = this.callee;
       this.emit({ type: "answered" });
       this.unsubscribe = deps.clock.subscribe(() => {
@@ -89,9 +95,9 @@ class SimulatedOutboundLeg extends SimulatedLegBase {
     this.stop("local_hangup");
     this.releaseAll();
   }
-  private end(reason: LegEndReason): void {
+  private end(reason: LegEndReason, detail?: string): void {
     this.stop(reason);
-    this.emit({ type: "ended", reason });
+    this.emit({ type: "ended", reason, ...(detail ? { detail } : {}) });
   }
   private stop(reason: LegEndReason): void {
     if (this.record.ended === null) {

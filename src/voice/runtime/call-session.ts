@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import type { AppContext } from "../../core/context.ts";
 import type { AgentConfig } from "../agent-config.ts";
 import type { CallLeg, LegEndReason } from "../../telephony/types.ts";
@@ -239,7 +240,7 @@ export class CallSession implements LiveCall {
     this.journal.answered();
     this.answeredAt = this.ctx.clock.now();
     this.lastTransportAudio = performance.now();
-    if (this.options.recordingPath) this.recorder = new StereoWavWriter(this.options.recordingPath, { sampleRate: this.lineRate });
+    if (this.options.recordingPath) this.recording(() => (this.recorder = new StereoWavWriter(this.options.recordingPath!, { sampleRate: this.lineRate })));
     this.unsubscribe = this.options.clock.subscribe(() => this.onTick(), (error) => this.onTickFailed(error));
     if (this.options.screenForMachine) {
       this.phase = "screening";
@@ -290,6 +291,22 @@ export class CallSession implements LiveCall {
     }
   }
 
+  /**
+   * Runs one step of the recording. The disk failing (full, gone) stops the recording, never the call:
+   * the timeline says so, the partial file is removed, and the call keeps no recording.
+   */
+  private recording<T>(step: () => T): T | undefined {
+    try {
+      return step();
+    } catch (error) {
+      const path = this.recorder?.path ?? this.options.recordingPath;
+      this.recorder = null;
+      this.journal.error("recording_failed", `the recording stopped: ${(error as Error).message}`, false);
+      if (path) void rm(path, { force: true }).catch(() => {}); // what failed to write may fail to go too
+      return undefined;
+    }
+  }
+
   /** Ends the call exactly once: stops audio, closes the recording, and records the outcome. */
   private finish(ending: CallEnding, hangUpLeg = true, detail?: string): void {
     if (this.ended) return;
@@ -301,7 +318,7 @@ export class CallSession implements LiveCall {
     if (this.agentTurnStartMs !== null) this.closeAgentTurn(this.playback.heardText(), true);
     this.playback.clear();
     if (hangUpLeg) this.leg.hangup(ending.endReason);
-    const recording = this.recorder?.close() ?? null;
+    const recording = this.recording(() => this.recorder?.close() ?? null) ?? null;
     this.transcript.close();
     if (detail) this.journal.note("carrier", { detail });
     this.journal.end({
@@ -320,7 +337,7 @@ export class CallSession implements LiveCall {
     if (this.ended || this.phase === "connecting") return;
     this.lastTransportAudio = performance.now();
     const { pcm, isSpeech, at } = this.caller.decode(frame);
-    this.recorder?.writeAt("caller", pcm, at);
+    if (this.recorder) this.recording(() => this.recorder!.writeAt("caller", pcm, at));
     if (this.phase === "screening") {
       const verdict = this.screening!.push(pcm, isSpeech);
       if (verdict) this.onMachineVerdict(verdict);
@@ -595,7 +612,7 @@ export class CallSession implements LiveCall {
     if (frame) {
       if (!this.agentSpeaking) this.agentSpeaking = true;
       this.leg.sendAudio(frame.payload);
-      this.recorder?.writeAt("agent", frame.pcm, Math.round((this.elapsedMs / FRAME_MS) * this.caller.frameSamples));
+      if (this.recorder) this.recording(() => this.recorder!.writeAt("agent", frame.pcm, Math.round((this.elapsedMs / FRAME_MS) * this.caller.frameSamples)));
     } else if (this.agentSpeaking && !this.responding) {
       // The turn's audio is all played (and nothing more is coming).
       this.agentSpeaking = false;
