@@ -57,21 +57,27 @@ test("reports the database refuses are held and written in order; the call goes 
   }
 }, 60_000);
 
-test("a call whose tick throws ends failed with its reason logged; another call and the server go on", async () => {
+test("a call that fails inside (in its tick, or handling the caller's audio) ends failed with its reason logged once; other calls and the server go on", async () => {
   const server = await startTestServer();
   try {
     const { key, agentId } = await agentWithNumber(server, "Fragile");
     const place = async () => (await server.api.post("/v1/calls/outbound", { agent_id: agentId, to: "+12125550150", simulation: { behaviour: "silent" } }, { token: key })).body.id as string;
-    const [broken, healthy] = [await place(), await place()];
-    for (const id of [broken, healthy]) await waitForCall(server.api, key, id, (c) => c.status === "in_progress", 20_000);
-    // Fault injection: the broken call's line fails on the next frame the agent sends (its greeting).
-    const session = liveCalls(server.ctx).get(broken) as unknown as { leg: { sendAudio: () => void } };
-    session.leg.sendAudio = () => {
+    const [brokenTick, brokenHearing, healthy] = [await place(), await place(), await place()];
+    for (const id of [brokenTick, brokenHearing, healthy]) await waitForCall(server.api, key, id, (c) => c.status === "in_progress", 20_000);
+    // Fault injection: one call's line fails on the next frame the agent sends (its tick), another's
+    // decoding of the caller's next frame (the carrier's audio handler).
+    const tick = liveCalls(server.ctx).get(brokenTick) as unknown as { leg: { sendAudio: () => void } };
+    tick.leg.sendAudio = () => {
       throw new Error("injected line failure");
     };
-    const call = await waitForCall(server.api, key, broken, ended, 20_000);
-    expect(call).toMatchObject({ status: "failed", end_reason: "error" });
-    expect(server.logs.filter((line) => line.includes("a live call's tick failed") && line.includes(broken) && line.includes("injected line failure"))).toHaveLength(1);
+    const hearing = liveCalls(server.ctx).get(brokenHearing) as unknown as { caller: { decode: () => void } };
+    hearing.caller.decode = () => {
+      throw new Error("injected decoding failure");
+    };
+    for (const [id, message] of [[brokenTick, "injected line failure"], [brokenHearing, "injected decoding failure"]]) {
+      expect(await waitForCall(server.api, key, id, ended, 20_000)).toMatchObject({ status: "failed", end_reason: "error" });
+      expect(server.logs.filter((line) => line.includes("a live call failed inside") && line.includes(id) && line.includes(message))).toHaveLength(1);
+    }
     expect((await server.api.get(`/v1/calls/${healthy}`, { token: key })).body.status).toBe("in_progress");
     expect((await server.api.get("/v1/health")).status).toBe(200);
     await server.api.post(`/v1/calls/${healthy}/hangup`, {}, { token: key });

@@ -157,15 +157,18 @@ export class CallSession implements LiveCall {
   /** Wires the leg; the call goes live when the carrier says it was answered. */
   start(): void {
     liveCalls(this.ctx).set(this.callId, this);
-    this.leg.onEvent((event) => {
-      if (event.type === "answered") this.onAnswered();
-      else if (event.type === "ended") this.onLegEnded(event.reason, event.detail, event.code);
-      else if (event.type === "carrier_call") this.journal.note("carrier", { carrier_call_id: event.id });
-      else if (event.type === "answered_by") this.onCarrierVerdict(event.verdict);
-      else if (event.type === "media_report") this.journal.note("media", event.report);
-    });
-    this.leg.onAudio((frame) => this.onCallerFrame(frame));
-    this.leg.onDtmf((digit) => this.onDigit(digit, "out-of-band"));
+    // A carrier calls these from its own socket or timer: a defect in one ends this call, not the carrier's loop.
+    this.leg.onEvent((event) =>
+      this.guarded(() => {
+        if (event.type === "answered") this.onAnswered();
+        else if (event.type === "ended") this.onLegEnded(event.reason, event.detail, event.code);
+        else if (event.type === "carrier_call") this.journal.note("carrier", { carrier_call_id: event.id });
+        else if (event.type === "answered_by") this.onCarrierVerdict(event.verdict);
+        else if (event.type === "media_report") this.journal.note("media", event.report);
+      }),
+    );
+    this.leg.onAudio((frame) => this.guarded(() => this.onCallerFrame(frame)));
+    this.leg.onDtmf((digit) => this.guarded(() => this.onDigit(digit, "out-of-band")));
   }
 
   // ---------------------------------------------------------------- the API's controls (LiveCall)
@@ -241,7 +244,7 @@ export class CallSession implements LiveCall {
     this.answeredAt = this.ctx.clock.now();
     this.lastTransportAudio = performance.now();
     if (this.options.recordingPath) this.recording(() => (this.recorder = new StereoWavWriter(this.options.recordingPath!, { sampleRate: this.lineRate })));
-    this.unsubscribe = this.options.clock.subscribe(() => this.onTick(), (error) => this.onTickFailed(error));
+    this.unsubscribe = this.options.clock.subscribe(() => this.onTick(), (error) => this.onDefect(error));
     if (this.options.screenForMachine) {
       this.phase = "screening";
       this.screening = new CallScreening(this.lineRate);
@@ -280,14 +283,23 @@ export class CallSession implements LiveCall {
     else this.finish({ status: "completed", endReason: "customer_hangup" }, false, detail);
   }
 
-  /** A defect: said once (it would recur every 20 ms), and the call ends rather than linger half-run. */
-  private onTickFailed(error: unknown): void {
-    this.ctx.logger.error("a live call's tick failed; ending the call", { call_id: this.callId, error });
+  private guarded(handler: () => void): void {
+    try {
+      handler();
+    } catch (error) {
+      this.onDefect(error);
+    }
+  }
+
+  /** A defect in the call's own handling: said once (it would recur every frame), and the call ends rather than linger half-run. */
+  private onDefect(error: unknown): void {
+    this.ctx.logger.error("a live call failed inside; ending it", { call_id: this.callId, error });
+    if (this.ended) return; // it failed while ending: the log is all there is to do
     this.unsubscribe?.();
     try {
       this.finish({ status: "failed", endReason: "error" }, true, `internal error: ${(error as Error).message}`);
     } catch (failure) {
-      this.ctx.logger.error("could not end a call whose tick failed", { call_id: this.callId, error: failure });
+      this.ctx.logger.error("could not end a call that failed inside", { call_id: this.callId, error: failure });
     }
   }
 
