@@ -1,8 +1,8 @@
 // Every error class leaves as RFC 9457 problem+json with a machine-readable code and no stack trace.
 import { describe, expect, test } from "bun:test";
-import { Database } from "../../src/db/native.ts";
 import { createKey, registerUser, serverWithUser } from "../helpers/fixtures.ts";
 import { startTestServer } from "../helpers/server.ts";
+import { holdWriteLock } from "../helpers/write-lock.ts";
 
 const s = serverWithUser();
 
@@ -124,9 +124,7 @@ describe("problem+json for each error class", () => {
     try {
       const owner = await registerUser(server.api, "busy");
       const key = (await createKey(server.api, owner.token, "write")).secret;
-      server.ctx.sqlite.pragma("busy_timeout = 50"); // the real 5 s would only make this slow
-      const other = new Database(server.ctx.dataDir.database);
-      other.exec("BEGIN IMMEDIATE");
+      const lock = holdWriteLock(server.ctx);
       try {
         const res = await server.api.post("/v1/agents", { name: "Waiting" }, { token: key });
         expectProblem(res, 503, "service_unavailable");
@@ -134,8 +132,7 @@ describe("problem+json for each error class", () => {
         expect(res.body.detail).toContain("another process holds its write lock");
         expect((await server.api.get("/v1/agents", { token: key })).body.data).toEqual([]);
       } finally {
-        other.exec("ROLLBACK");
-        other.close();
+        lock.release();
       }
       expect(server.logs.some((line) => line.includes("WARN") && line.includes("the database refused a request's write"))).toBe(true);
       expect(server.logs.some((line) => line.includes("unhandled error"))).toBe(false);

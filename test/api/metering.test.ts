@@ -1,7 +1,7 @@
 // Calls paid from the wallet: settled at the prices in force when answered, refused (402) when the
 // wallet cannot pay a minute, ended insufficient_funds when it runs out, and never charged twice.
 import { describe, expect, test } from "bun:test";
-import { Database } from "../../src/db/native.ts";
+import { holdWriteLock } from "../helpers/write-lock.ts";
 import { appendEntry, walletOf } from "../../src/modules/wallet/ledger.ts";
 import { settleCall } from "../../src/modules/wallet/metering.ts";
 import { endOrphanedCalls } from "../../src/modules/calls/lifecycle.ts";
@@ -140,12 +140,9 @@ describe("metered calls", () => {
       await server.api.put("/v1/admin/pricing", prices(600_000), { token: operator.token }); // 10,000 a second
       const placed = await server.api.post("/v1/calls/outbound", { agent_id: agent.id, to: "+12125550150", simulation: { behaviour: "silent" } }, { token: key });
       await waitForCall(server.api, key, placed.body.id, (c) => c.status === "in_progress", 20_000);
-      server.ctx.sqlite.pragma("busy_timeout = 50"); // the real 5 s would only make this slow
-      const other = new Database(server.ctx.dataDir.database);
-      other.exec("BEGIN IMMEDIATE");
+      const lock = holdWriteLock(server.ctx);
       await Bun.sleep(2500);
-      other.exec("ROLLBACK");
-      other.close();
+      lock.release();
       expect(server.logs.filter((line) => line.includes("metering pass failed") && line.includes("database is locked")).length).toBeGreaterThanOrEqual(1);
       expect((await server.api.post(`/v1/calls/${placed.body.id}/hangup`, {}, { token: key })).status).toBe(202);
       const ended = await waitForCall(server.api, key, placed.body.id, (c) => !["queued", "ringing", "in_progress"].includes(c.status), 20_000);

@@ -5,7 +5,7 @@
 // recording: the recording stops, the call does not.
 import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { Database } from "../../src/db/native.ts";
+import { holdWriteLock } from "../helpers/write-lock.ts";
 import { waitForCall } from "../helpers/call-api.ts";
 import { createKey, registerUser } from "../helpers/fixtures.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -24,22 +24,24 @@ async function agentWithNumber(server: TestServer, name: string) {
 
 const ended = (c: { status: string }) => !["queued", "ringing", "in_progress"].includes(c.status);
 
+/** A call whose callee says LINES, once it is in progress. */
+async function talkingCall(server: TestServer, key: string, agentId: string): Promise<string> {
+  const placed = await server.api.post("/v1/calls/outbound", { agent_id: agentId, to: "+12125550150", simulation: { lines: LINES, recognition: "simulated" } }, { token: key });
+  expect(placed.status).toBe(201);
+  await waitForCall(server.api, key, placed.body.id, (c) => c.status === "in_progress", 20_000);
+  return placed.body.id;
+}
+
 test("reports the database refuses are held and written in order; the call goes on and ends as it would have", async () => {
   const server = await startTestServer();
   try {
     const { key, agentId } = await agentWithNumber(server, "Patient");
-    const placed = await server.api.post("/v1/calls/outbound", { agent_id: agentId, to: "+12125550150", simulation: { lines: LINES, recognition: "simulated" } }, { token: key });
-    expect(placed.status).toBe(201);
-    await waitForCall(server.api, key, placed.body.id, (c) => c.status === "in_progress", 20_000);
-
-    server.ctx.sqlite.pragma("busy_timeout = 50"); // the real 5 s would only make this slow
-    const other = new Database(server.ctx.dataDir.database);
-    other.exec("BEGIN IMMEDIATE");
+    const callId = await talkingCall(server, key, agentId);
+    const lock = holdWriteLock(server.ctx);
     await Bun.sleep(3000); // the screening verdict and the greeting fall in here
-    other.exec("ROLLBACK");
-    other.close();
+    lock.release();
 
-    const call = await waitForCall(server.api, key, placed.body.id, ended, 40_000);
+    const call = await waitForCall(server.api, key, callId, ended, 40_000);
     expect(call).toMatchObject({ status: "completed", end_reason: "agent_hangup" });
     expect(server.logs.some((line) => line.includes("the database refused a call's report") && line.includes("database is locked"))).toBe(true);
     expect(server.logs.some((line) => line.includes("a call's held reports are written"))).toBe(true);
@@ -48,7 +50,7 @@ test("reports the database refuses are held and written in order; the call goes 
     expect(turns.filter((t) => t.role === "caller").map((t) => t.text)).toEqual(LINES);
     expect(turns[0]).toMatchObject({ role: "agent", text: "Hello, how can I help?" });
     expect(turns.map((t) => t.start_ms)).toEqual(turns.map((t) => t.start_ms).toSorted((a, b) => a - b));
-    const timeline = (await server.api.get(`/v1/calls/${placed.body.id}/events?limit=100`, { token: key })).body.data as { type: string; data: Record<string, unknown> }[];
+    const timeline = (await server.api.get(`/v1/calls/${callId}/events?limit=100`, { token: key })).body.data as { type: string; data: Record<string, unknown> }[];
     expect(timeline.filter((e) => e.type === "turn").map((e) => e.data.index)).toEqual(turns.map((_, i) => i));
     expect(timeline.find((e) => e.type === "amd")?.data.verdict).toBe("human");
     expect(timeline.filter((e) => e.type === "status").map((e) => e.data.status)).toEqual(["queued", "ringing", "in_progress", "completed"]);
@@ -91,21 +93,20 @@ test("a recording the disk refuses stops, and the call goes on: it ends as it wo
   const server = await startTestServer();
   try {
     const { key, agentId } = await agentWithNumber(server, "Recorded");
-    const placed = await server.api.post("/v1/calls/outbound", { agent_id: agentId, to: "+12125550150", simulation: { lines: LINES, recognition: "simulated" } }, { token: key });
-    await waitForCall(server.api, key, placed.body.id, (c) => c.status === "in_progress", 20_000);
+    const callId = await talkingCall(server, key, agentId);
     // Fault injection: the disk fills up under the recording.
-    const session = liveCalls(server.ctx).get(placed.body.id) as unknown as { recorder: { path: string; writeAt: () => void } };
-    const path = session.recorder.path;
+    const { recording } = liveCalls(server.ctx).get(callId) as unknown as { recording: { path: string; writer: { writeAt: () => void } } };
+    const path = recording.path;
     expect(existsSync(path)).toBe(true);
-    session.recorder.writeAt = () => {
+    recording.writer.writeAt = () => {
       throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
     };
-    const call = await waitForCall(server.api, key, placed.body.id, ended, 40_000);
+    const call = await waitForCall(server.api, key, callId, ended, 40_000);
     expect(call).toMatchObject({ status: "completed", end_reason: "agent_hangup", recording_url: null });
     expect((call.transcript as { role: string; text: string }[]).filter((t) => t.role === "caller").map((t) => t.text)).toEqual(LINES);
-    const timeline = (await server.api.get(`/v1/calls/${placed.body.id}/events?limit=100`, { token: key })).body.data as { type: string; data: Record<string, unknown> }[];
+    const timeline = (await server.api.get(`/v1/calls/${callId}/events?limit=100`, { token: key })).body.data as { type: string; data: Record<string, unknown> }[];
     expect(timeline.filter((e) => e.type === "error").map((e) => e.data)).toEqual([{ code: "recording_failed", message: "the recording stopped: ENOSPC: no space left on device, write", fatal: false }]);
-    expect((await server.api.get(`/v1/calls/${placed.body.id}/recording`, { token: key })).status).toBe(404);
+    expect((await server.api.get(`/v1/calls/${callId}/recording`, { token: key })).status).toBe(404);
     await Bun.sleep(50);
     expect(existsSync(path)).toBe(false);
   } finally {

@@ -7,7 +7,7 @@ import { JobDiscard, JobRetryLater, JobSnooze } from "../../src/jobs/outcomes.ts
 import { enqueueJob } from "../../src/jobs/queue.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
 import { createTestContext } from "../helpers/server.ts";
-import { Database } from "../../src/db/native.ts";
+import { holdWriteLock } from "../helpers/write-lock.ts";
 
 let env: ReturnType<typeof createTestContext>;
 afterEach(() => env?.close());
@@ -163,7 +163,6 @@ describe("the runner", () => {
   test("a database that refuses writes while a job runs is logged, never thrown out of the runner; the job runs again after its lease", async () => {
     env = createTestContext();
     const { ctx, clock, logs } = env;
-    ctx.sqlite.pragma("busy_timeout = 20"); // the real 5 s would only make this slow
     const runner = new JobRunner(ctx, { leaseMs: 150 }); // its lease is renewed every 50 ms while it runs
     let release!: () => void;
     let runs = 0;
@@ -172,14 +171,11 @@ describe("the runner", () => {
     });
     const id = enqueueJob(ctx, { type: "t.locked", payload: {} }).id;
     await runner.tick();
-    // Another connection (a CLI command, a stuck writer) holds the write lock past the busy timeout.
-    const other = new Database(ctx.dataDir.database);
-    other.exec("BEGIN IMMEDIATE");
+    const lock = holdWriteLock(ctx, 20);
     await Bun.sleep(120); // renewals fail meanwhile
     release();
     await Bun.sleep(20); // the completion fails, and so does recording the failure
-    other.exec("ROLLBACK");
-    other.close();
+    lock.release();
     expect(logs.some((line) => line.includes("could not renew") && line.includes("database is locked"))).toBe(true);
     expect(logs.some((line) => line.includes("could not record the outcome") && line.includes("database is locked"))).toBe(true);
     expect(row(id).state).toBe("executing"); // nothing recorded: the lease will run out

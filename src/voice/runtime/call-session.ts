@@ -1,4 +1,3 @@
-import { rm } from "node:fs/promises";
 import type { AppContext } from "../../core/context.ts";
 import type { AgentConfig } from "../agent-config.ts";
 import type { CallLeg, LegEndReason } from "../../telephony/types.ts";
@@ -7,10 +6,10 @@ import type { BrainServices } from "../brains/services.ts";
 import type { FlowAction } from "../brains/flow/engine.ts";
 import { PcmFramer } from "../media/framer.ts";
 import { encodeG711 } from "../media/g711.ts";
-import { StereoWavWriter } from "../media/wav-writer.ts";
 import type { SpeechToText, TextToSpeech } from "../speech/types.ts";
 import { FRAME_MS, type MediaClock } from "../media/media-clock.ts";
 import { CallerAudio } from "./caller-audio.ts";
+import { CallRecording } from "./call-recording.ts";
 import { DigitCollector, type KeyedEntry } from "./digit-collector.ts";
 import { latencyNote, type TurnTiming } from "./latency.ts";
 import { PlaybackQueue, type SpokenSegment } from "./playback.ts";
@@ -82,7 +81,7 @@ export class CallSession implements LiveCall {
   /** The carrier's answering-machine verdict when it came before the answer. */
   private carrierVerdict: "human" | "machine" | null = null;
   private transferringTo: string | null = null;
-  private recorder: StereoWavWriter | null = null;
+  private recording: CallRecording | null = null;
   private readonly playback = new PlaybackQueue();
 
   /** Caller text not yet answered: a response dropped before the agent said anything, or words heard while the caller went on. */
@@ -167,7 +166,13 @@ export class CallSession implements LiveCall {
         else if (event.type === "media_report") this.journal.note("media", event.report);
       }),
     );
-    this.leg.onAudio((frame) => this.guarded(() => this.onCallerFrame(frame)));
+    this.leg.onAudio((frame) => {
+      try {
+        this.onCallerFrame(frame); // 50 times a second: no closure per frame
+      } catch (error) {
+        this.onDefect(error);
+      }
+    });
     this.leg.onDtmf((digit) => this.guarded(() => this.onDigit(digit, "out-of-band")));
   }
 
@@ -243,7 +248,9 @@ export class CallSession implements LiveCall {
     this.journal.answered();
     this.answeredAt = this.ctx.clock.now();
     this.lastTransportAudio = performance.now();
-    if (this.options.recordingPath) this.recording(() => (this.recorder = new StereoWavWriter(this.options.recordingPath!, { sampleRate: this.lineRate })));
+    if (this.options.recordingPath) {
+      this.recording = new CallRecording(this.options.recordingPath, this.lineRate, (message) => this.journal.error("recording_failed", message, false));
+    }
     this.unsubscribe = this.options.clock.subscribe(() => this.onTick(), (error) => this.onDefect(error));
     if (this.options.screenForMachine) {
       this.phase = "screening";
@@ -303,22 +310,6 @@ export class CallSession implements LiveCall {
     }
   }
 
-  /**
-   * Runs one step of the recording. The disk failing (full, gone) stops the recording, never the call:
-   * the timeline says so, the partial file is removed, and the call keeps no recording.
-   */
-  private recording<T>(step: () => T): T | undefined {
-    try {
-      return step();
-    } catch (error) {
-      const path = this.recorder?.path ?? this.options.recordingPath;
-      this.recorder = null;
-      this.journal.error("recording_failed", `the recording stopped: ${(error as Error).message}`, false);
-      if (path) void rm(path, { force: true }).catch(() => {}); // what failed to write may fail to go too
-      return undefined;
-    }
-  }
-
   /** Ends the call exactly once: stops audio, closes the recording, and records the outcome. */
   private finish(ending: CallEnding, hangUpLeg = true, detail?: string): void {
     if (this.ended) return;
@@ -330,7 +321,7 @@ export class CallSession implements LiveCall {
     if (this.agentTurnStartMs !== null) this.closeAgentTurn(this.playback.heardText(), true);
     this.playback.clear();
     if (hangUpLeg) this.leg.hangup(ending.endReason);
-    const recording = this.recording(() => this.recorder?.close() ?? null) ?? null;
+    const recording = this.recording?.close() ?? null;
     this.transcript.close();
     if (detail) this.journal.note("carrier", { detail });
     this.journal.end({
@@ -349,7 +340,7 @@ export class CallSession implements LiveCall {
     if (this.ended || this.phase === "connecting") return;
     this.lastTransportAudio = performance.now();
     const { pcm, isSpeech, at } = this.caller.decode(frame);
-    if (this.recorder) this.recording(() => this.recorder!.writeAt("caller", pcm, at));
+    this.recording?.writeAt("caller", pcm, at);
     if (this.phase === "screening") {
       const verdict = this.screening!.push(pcm, isSpeech);
       if (verdict) this.onMachineVerdict(verdict);
@@ -624,7 +615,7 @@ export class CallSession implements LiveCall {
     if (frame) {
       if (!this.agentSpeaking) this.agentSpeaking = true;
       this.leg.sendAudio(frame.payload);
-      if (this.recorder) this.recording(() => this.recorder!.writeAt("agent", frame.pcm, Math.round((this.elapsedMs / FRAME_MS) * this.caller.frameSamples)));
+      this.recording?.writeAt("agent", frame.pcm, Math.round((this.elapsedMs / FRAME_MS) * this.caller.frameSamples));
     } else if (this.agentSpeaking && !this.responding) {
       // The turn's audio is all played (and nothing more is coming).
       this.agentSpeaking = false;
