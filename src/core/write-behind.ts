@@ -1,5 +1,6 @@
 import type { Sqlite } from "../db/connection.ts";
 import { BatchStatements, type BatchRow, type SqlValue } from "./batch-rows.ts";
+import { BatchWriter, HELD_ROWS_LIMIT, type BatchReport } from "./batch-writer.ts";
 import type { Logger } from "./logger.ts";
 import type { ThreadMessage, ThreadReply } from "./write-behind-thread.ts";
 
@@ -7,6 +8,15 @@ export type { SqlValue } from "./batch-rows.ts";
 
 /** A worker that has not answered a flush in this long is taken for dead (its rows are logged as lost). */
 const FLUSH_WAIT_MS = 10_000;
+/** How long the writer thread waits for another connection's write lock before it holds a batch to try again. */
+const THREAD_BUSY_TIMEOUT_MS = 5_000;
+
+export interface WriteBehindOptions {
+  delayMs?: number;
+  maxPending?: number;
+  /** See BatchWriter: rows held while the database refuses them. */
+  heldRowsLimit?: number;
+}
 
 /**
  * Collects small bookkeeping writes (audit rows, key last-used times) and commits them together,
@@ -15,26 +25,37 @@ const FLUSH_WAIT_MS = 10_000;
  * A server hands the commits to a thread of their own (startThread) with its own connection: the
  * inserts (~10 µs a row), their commits and the checkpoints those commits trigger then never hold up
  * the event loop. One-shot commands write on their own connection, in the flush.
+ *
+ * A database that refuses writes for a while (another connection's long write lock, a full disk)
+ * costs no rows: they are held in memory, in order, and written once it takes them (BatchWriter).
  */
 export class WriteBehind {
   private rows: BatchRow[] = [];
   private statements = new Map<string, number>();
   private statementTexts: string[] = [];
-  /** The main connection's statements, for writing here (one-shot commands, or after the thread died). */
-  private here: BatchStatements | null = null;
+  /** The main connection's writer, for writing here (one-shot commands, or after the thread died). */
+  private here: BatchWriter | null = null;
   private flushers = new Set<() => void>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private thread: WriterThread | null = null;
   private sending = false;
 
-  // A batch of 250 stays near 2 ms of writing, inside the latency budget of requests behind it when it runs here.
-  constructor(private sqlite: Sqlite, private logger: Logger, private delayMs = 100, private maxPending = 250) {}
+  private readonly delayMs: number;
+  private readonly maxPending: number;
+  private readonly heldRowsLimit: number;
+
+  constructor(private sqlite: Sqlite, private logger: Logger, options: WriteBehindOptions = {}) {
+    this.delayMs = options.delayMs ?? 100;
+    // A batch of 250 stays near 2 ms of writing, inside the latency budget of requests behind it when it runs here.
+    this.maxPending = options.maxPending ?? 250;
+    this.heldRowsLimit = options.heldRowsLimit ?? HELD_ROWS_LIMIT;
+  }
 
   /** Moves the commits to a writer thread with its own connection to `databasePath`. */
-  startThread(databasePath: string): void {
+  startThread(databasePath: string, busyTimeoutMs = THREAD_BUSY_TIMEOUT_MS): void {
     if (this.thread) return;
     this.flush();
-    this.thread = new WriterThread(databasePath, this.logger);
+    this.thread = new WriterThread(databasePath, this.logger, { busyTimeoutMs, heldRowsLimit: this.heldRowsLimit });
   }
 
   /** Queues one row for a statement (SQL whose values are `?`); batches commit in the order rows were added, each whole or not at all. */
@@ -61,7 +82,7 @@ export class WriteBehind {
     }
   }
 
-  /** Everything queued so far is committed when this returns. */
+  /** Everything queued so far is committed when this returns (or held, while the database refuses writes). */
   flush(): void {
     this.send();
     this.thread?.waitForCommits();
@@ -72,6 +93,7 @@ export class WriteBehind {
     this.flush();
     this.thread?.close();
     this.thread = null;
+    this.here?.close();
   }
 
   /** Hands what is queued to the writer thread, or writes it here when there is none. */
@@ -92,14 +114,20 @@ export class WriteBehind {
   }
 
   private writeHere(rows: BatchRow[]): void {
-    try {
-      const here = (this.here ??= new BatchStatements(this.sqlite, (error) => this.logger.error("write-behind flush failed", { error, rows: 0 })));
-      here.add(this.statementTexts.slice(here.count));
-      this.sqlite.transaction(() => here.write(rows))();
-    } catch (error) {
-      this.logger.error("write-behind flush failed", { error, rows: rows.length });
+    if (!this.here) {
+      const report = (report: BatchReport) => logReport(this.logger, report);
+      const statements = new BatchStatements(this.sqlite, (error) => report({ kind: "lost", rows: 0, error }));
+      this.here = new BatchWriter(this.sqlite, statements, report, { heldRowsLimit: this.heldRowsLimit, unrefTimer: true });
     }
+    this.here.statements.add(this.statementTexts.slice(this.here.statements.count));
+    this.here.write(rows);
   }
+}
+
+function logReport(logger: Logger, report: BatchReport): void {
+  if (report.kind === "lost") logger.error("write-behind rows lost", { error: report.error, rows: report.rows });
+  else if (report.kind === "held") logger.warn("the database refused write-behind rows; holding them to write again", { error: report.error, rows: report.rows });
+  else logger.info("write-behind rows held through a refusal are written", { rows: report.rows });
 }
 
 /** The main thread's side of the writer thread: batches out, commit sequence numbers back through shared memory. */
@@ -111,18 +139,16 @@ class WriterThread {
   private statementsSent = 0;
   alive = true;
 
-  constructor(databasePath: string, private logger: Logger) {
+  constructor(databasePath: string, private logger: Logger, options: { busyTimeoutMs: number; heldRowsLimit: number }) {
     // Listed as an entrypoint of the executable in scripts/build.ts, so this URL resolves inside it too.
     this.worker = new Worker(new URL("./write-behind-thread.ts", import.meta.url));
     this.worker.unref?.();
-    this.worker.onmessage = ({ data }: MessageEvent<ThreadReply>) => {
-      this.logger.error("write-behind flush failed", { error: data.error, rows: data.rows });
-    };
+    this.worker.onmessage = ({ data }: MessageEvent<ThreadReply>) => logReport(this.logger, data);
     this.worker.onerror = (event) => {
       this.alive = false;
       this.logger.error("write-behind thread failed; writing on the main connection from now on", { error: event.message });
     };
-    this.post({ type: "open", path: databasePath, signal: this.signal.buffer as SharedArrayBuffer });
+    this.post({ type: "open", path: databasePath, signal: this.signal.buffer as SharedArrayBuffer, ...options });
   }
 
   send(statementTexts: string[], rows: BatchRow[]): void {
@@ -132,7 +158,7 @@ class WriterThread {
     this.post({ type: "batch", seq: ++this.sent, newStatements, rows: JSON.stringify(rows) });
   }
 
-  /** Blocks until the thread has committed every batch sent so far. */
+  /** Blocks until the thread has committed (or held) every batch sent so far. */
   waitForCommits(): void {
     const deadline = performance.now() + FLUSH_WAIT_MS;
     for (let done = Atomics.load(this.signal, 0); done < this.sent; done = Atomics.load(this.signal, 0)) {

@@ -30,13 +30,32 @@ afterEach(() => {
 });
 
 const rows = () => sqlite.prepare("SELECT n, label FROM t ORDER BY seq").all() as { n: number; label: string | null }[];
-const writer = (delayMs = 100_000, maxPending = 250) => new WriteBehind(sqlite, createLogger("info", (line) => logs.push(line)), delayMs, maxPending);
+const writer = (options: { maxPending?: number; heldRowsLimit?: number } = {}) =>
+  new WriteBehind(sqlite, createLogger("info", (line) => logs.push(line)), { delayMs: 100_000, ...options });
+const errors = () => logs.filter((line) => line.includes(" ERROR "));
+
+/** Another connection takes the write lock, as a CLI command or a stuck writer would, until released. */
+function holdWriteLock(): { release(): void } {
+  const other = new Database(path);
+  other.exec("BEGIN IMMEDIATE");
+  return {
+    release() {
+      other.exec("ROLLBACK");
+      other.close();
+    },
+  };
+}
+
+async function waitFor(check: () => boolean, ms = 5_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !check(); await Bun.sleep(25)) if (Date.now() > deadline) throw new Error("timed out");
+}
 
 describe.each([
   ["on its own thread", true],
   ["on the main connection", false],
 ])("write-behind %s", (_, threaded) => {
-  const start = (wb: WriteBehind) => (threaded ? wb.startThread(path) : undefined);
+  // Either connection waits 50 ms for another's write lock, then the batch is held to be written again.
+  const start = (wb: WriteBehind) => (threaded ? wb.startThread(path, 50) : sqlite.pragma("busy_timeout = 50"));
 
   test("nothing is written before a flush; after it every row is committed, in the order added", async () => {
     const wb = writer();
@@ -51,7 +70,7 @@ describe.each([
   });
 
   test("a full batch goes without being asked; coalesced state is collected on every flush", () => {
-    const wb = writer(100_000, 3);
+    const wb = writer({ maxPending: 3 });
     start(wb);
     let pending: number[] = [];
     wb.register(() => {
@@ -64,23 +83,27 @@ describe.each([
     expect(rows().map((row) => row.n)).toEqual([1, 2, 3, 100, 4, 5, 6, 7]) // the flusher's row joins the batch that went at 3 rows;
   });
 
-  test("a failing batch is logged and rolled back whole; the batches after it still commit", async () => {
+  test("a row that fails costs only itself: the rest of its batch and the batches after it commit", async () => {
     const wb = writer();
     start(wb);
     wb.add(INSERT, [1, "first"]);
     wb.flush();
-    wb.add(INSERT, [2, "lost with its batch"]);
+    wb.add(INSERT, [2, "kept beside the bad row"]);
     wb.add(INSERT, [1, "duplicate key"]);
     wb.flush();
     wb.add(INSERT, [3, "after"]);
     wb.close();
     expect(rows()).toEqual([
       { n: 1, label: "first" },
+      { n: 2, label: "kept beside the bad row" },
       { n: 3, label: "after" },
     ]);
     await Bun.sleep(20); // the thread reports its failure by message
-    expect(logs.filter((line) => line.includes("write-behind flush failed"))).toHaveLength(1);
+    expect(errors()).toHaveLength(1);
+    expect(errors()[0]).toContain("write-behind rows lost");
+    expect(errors()[0]).toContain("rows=1");
   });
+
   test("a statement that cannot be prepared is reported and its rows skipped, not the others'", async () => {
     const wb = writer();
     start(wb);
@@ -89,7 +112,7 @@ describe.each([
     wb.flush();
     expect(rows()).toEqual([{ n: 1, label: "kept" }]);
     await Bun.sleep(20); // a thread's report arrives as a message
-    expect(logs.some((line) => line.includes("write-behind flush failed") && line.includes("missing_table"))).toBe(true);
+    expect(errors().some((line) => line.includes("write-behind rows lost") && line.includes("missing_table"))).toBe(true);
     wb.close();
   });
 
@@ -109,17 +132,68 @@ describe.each([
     wb.close();
   });
 
-  test("a failing row inside a many-row INSERT rolls its whole batch back", async () => {
+  test("a failing row inside a many-row INSERT costs only that row", async () => {
     const wb = writer();
     start(wb);
     for (let n = 1; n <= ROWS_PER_INSERT * 2; n++) wb.add(INSERT, [n === 10 ? 5 : n, null]);
     wb.flush();
-    expect(rows()).toEqual([]);
-    wb.add(INSERT, [1, "next batch"]);
+    expect(rows().map((row) => row.n)).toEqual(Array.from({ length: ROWS_PER_INSERT * 2 }, (_, i) => i + 1).filter((n) => n !== 10));
     wb.close();
-    expect(rows()).toEqual([{ n: 1, label: "next batch" }]);
     await Bun.sleep(20);
-    expect(logs.filter((line) => line.includes("write-behind flush failed"))).toHaveLength(1);
+    expect(errors()).toHaveLength(1);
+    expect(errors()[0]).toContain("rows=1");
+  });
+
+  test("rows the database refuses are held, in order, and written once it takes them", async () => {
+    const wb = writer();
+    start(wb);
+    const lock = holdWriteLock();
+    for (let n = 1; n <= 3; n++) wb.add(INSERT, [n, "during the lock"]);
+    wb.flush(); // refused: held, not lost
+    for (let n = 4; n <= 5; n++) wb.add(INSERT, [n, "behind the held rows"]);
+    wb.flush(); // held behind them without trying, so nothing overtakes them
+    expect(rows()).toEqual([]);
+    await Bun.sleep(300); // a retry or two, still refused
+    lock.release();
+    await waitFor(() => rows().length === 5);
+    expect(rows().map((row) => row.n)).toEqual([1, 2, 3, 4, 5]);
+    wb.add(INSERT, [6, "after"]);
+    wb.close();
+    expect(rows().map((row) => row.n)).toEqual([1, 2, 3, 4, 5, 6]);
+    await Bun.sleep(20);
+    expect(errors()).toEqual([]);
+    expect(logs.filter((line) => line.includes("holding them to write again"))).toHaveLength(1);
+    expect(logs.some((line) => line.includes("held through a refusal are written") && line.includes("rows=5"))).toBe(true);
+  });
+
+  test("rows still refused when the writer closes are reported lost, with their count", async () => {
+    const wb = writer();
+    start(wb);
+    const lock = holdWriteLock();
+    for (let n = 1; n <= 3; n++) wb.add(INSERT, [n, null]);
+    wb.close();
+    lock.release();
+    await Bun.sleep(20);
+    expect(rows()).toEqual([]);
+    expect(errors()).toHaveLength(1);
+    expect(errors()[0]).toContain("rows=3");
+  });
+
+  test("past the held-rows limit the oldest held batch is given up, and said so", async () => {
+    const wb = writer({ heldRowsLimit: 4 });
+    start(wb);
+    const lock = holdWriteLock();
+    for (let n = 1; n <= 3; n++) wb.add(INSERT, [n, "given up"]);
+    wb.flush();
+    for (let n = 4; n <= 6; n++) wb.add(INSERT, [n, "kept"]);
+    wb.flush();
+    lock.release();
+    await waitFor(() => rows().length === 3);
+    expect(rows().map((row) => row.n)).toEqual([4, 5, 6]);
+    wb.close();
+    await Bun.sleep(20);
+    expect(errors()).toHaveLength(1);
+    expect(errors()[0]).toContain("more than 4 rows held");
   });
 });
 
