@@ -12,3 +12,8 @@ export function databaseRefusal(error: unknown): Refusal | null {
   if (code.startsWith("SQLITE_IOERR")) return "io";
   return null;
 }
+
+/** The level a failure is logged at: a busy database passes (WARN); a full or failing disk, or a defect, is an ERROR. */
+export function failureLevel(error: unknown): "warn" | "error" {
+  return databaseRefusal(error) === "busy" ? "warn" : "error";
+}

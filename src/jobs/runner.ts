@@ -5,6 +5,7 @@ import { defaultBackoffMs } from "./backoff.ts";
 import { claimJobs, completeJob, failJob, nextDueAt, releaseJob, renewLease, snoozeJob } from "./leases.ts";
 import { JobDiscard, JobRetryLater, JobSnooze } from "./outcomes.ts";
 import type { JobRow } from "./queue.ts";
+import { failureLevel } from "../db/refusals.ts";
 
 export interface RunningJob<P = Record<string, unknown>> {
   id: string;
@@ -134,7 +135,7 @@ export class JobRunner {
         }
       } while (this.tickAgain && !this.stopping);
     } catch (error) {
-      this.ctx.logger.error("job runner tick failed", { error });
+      this.ctx.logger[failureLevel(error)]("job runner tick failed", { error });
     } finally {
       this.ticking = false;
       this.scheduleNext(busy);
@@ -182,7 +183,7 @@ export class JobRunner {
     } catch (error) {
       // The database failing (locked past its busy timeout, disk gone) must not stop the polling that
       // finds the work again once it is back: called from tick's finally, a throw here would end it.
-      this.ctx.logger.error("job runner could not read when work is next due", { error });
+      this.ctx.logger[failureLevel(error)]("job runner could not read when work is next due", { error });
     }
     const now = this.ctx.clock.now();
     const delay = next === null ? this.pollMs : Math.max(0, Math.min(this.pollMs, next - now));
@@ -228,7 +229,7 @@ export class JobRunner {
           this.recordFailure(row, registration, error);
         } catch (recordError) {
           // Nothing is recorded, so the lease runs out and the job runs again (handlers tolerate a rerun).
-          this.ctx.logger.error("could not record the outcome of a job; it runs again once its lease expires", { job_id: row.id, type: row.type, error: recordError });
+          this.ctx.logger[failureLevel(recordError)]("could not record the outcome of a job; it runs again once its lease expires", { job_id: row.id, type: row.type, error: recordError });
         }
       } finally {
         clearInterval(renewal);

@@ -4,6 +4,7 @@ import type { AppContext } from "../core/context.ts";
 import { idempotencyKeys, passwordResets, sessions } from "../db/schema/index.ts";
 import { DAY } from "../lib/time.ts";
 import { pruneFinishedJobs, rescueExpiredLeases } from "../jobs/leases.ts";
+import { failureLevel } from "../db/refusals.ts";
 
 /** How long ended sessions stay listed for forensics before they are deleted. */
 const ENDED_SESSION_RETENTION_MS = 30 * DAY;
@@ -28,7 +29,7 @@ export interface Sweep {
 
 /** Periodic housekeeping: expired bookkeeping rows out, the WAL folded back into the database, plus the features' sweeps. */
 export function startSystemSweeps(ctx: AppContext, features: Sweep[] = []): Sweeps {
-  const failed = (name: string) => (error: unknown) => ctx.logger.error("system sweep failed", { sweep: name, error });
+  const failed = (name: string) => (error: unknown) => ctx.logger[failureLevel(error)]("system sweep failed", { sweep: name, error });
   const run = (name: string, work: () => unknown) => () => {
     try {
       const result = work();
