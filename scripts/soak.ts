@@ -1,6 +1,7 @@
 // Soak test (not in the default suite): mixed API traffic at a fixed rate plus live simulated calls
 // kept going, for minutes, against a Parley it starts (its own process) or one at --url. Prints
-// progress every 10 s and a summary; exits non-zero on any error or on RSS drift beyond ±10 %.
+// progress every 10 s and a summary; exits non-zero on any error or on RSS drift beyond ±10 % (the level
+// of the last minute against the first minute after warm-up).
 // Usage: bun scripts/soak.ts [--minutes 10] [--rps 200] [--calls 50] [--warmup 2] [--url http://…]
 import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -8,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { spawnParley } from "./bench/spawn-parley.ts";
+import { median } from "./bench/stats.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -48,9 +50,13 @@ interface Stats {
   requests: number;
   errors: number;
   latencies: number[];
+  /** Latencies by operation (method and path with ids and query left out), to tell which requests make the tail. */
+  byOperation: Map<string, number[]>;
   lastErrors: string[];
 }
-const stats: Stats = { requests: 0, errors: 0, latencies: [], lastErrors: [] };
+const stats: Stats = { requests: 0, errors: 0, latencies: [], byOperation: new Map(), lastErrors: [] };
+
+const operationOf = (method: string, path: string) => `${method} ${path.split("?")[0].replace(/\/[a-z]+_[A-Za-z0-9]{8,}/g, "/{id}")}`;
 
 async function call(base: string, token: string, method: string, path: string, body: unknown, expected: number[]): Promise<any> {
   const started = performance.now();
@@ -61,7 +67,11 @@ async function call(base: string, token: string, method: string, path: string, b
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    stats.latencies.push(performance.now() - started);
+    const took = performance.now() - started;
+    stats.latencies.push(took);
+    const operation = operationOf(method, path);
+    if (!stats.byOperation.has(operation)) stats.byOperation.set(operation, []);
+    stats.byOperation.get(operation)!.push(took);
     stats.requests++;
     if (!expected.includes(response.status)) {
       stats.errors++;
@@ -175,7 +185,6 @@ async function main(): Promise<number> {
   console.log(`soak: ${MINUTES} min at ${RPS} req/s of mixed traffic and ${CALLS} live simulated calls against ${base}`);
   const calling = keepCalling(base, ctx, until);
   let sent = 0;
-  let warmRss = null as number | null;
   const rssSamples: number[] = [];
   let window = { requests: 0, at: started };
   const progress = setInterval(() => {
@@ -183,7 +192,6 @@ async function main(): Promise<number> {
     const sorted = stats.latencies.slice(-5000).sort((a, b) => a - b);
     const rss = rssMiB();
     if (rss !== null && now - started >= WARMUP_MS) {
-      warmRss ??= rss;
       rssSamples.push(rss);
     }
     console.log(
@@ -206,15 +214,28 @@ async function main(): Promise<number> {
   await Promise.all(inFlight);
   await calling;
   clearInterval(progress);
-  const finalRss = rssMiB();
   const sorted = stats.latencies.sort((a, b) => a - b);
-  const drift = warmRss && finalRss ? (finalRss - warmRss) / warmRss : null;
+  // RSS is a sawtooth (garbage collection, the allocator giving pages back): one sample against another
+  // compares a peak with a trough. The level is the median of a minute's samples (every 10 s).
+  const windowSamples = Math.min(6, Math.floor(rssSamples.length / 2));
+  const firstLevel = windowSamples > 0 ? median(rssSamples.slice(0, windowSamples)) : null;
+  const lastLevel = windowSamples > 0 ? median(rssSamples.slice(-windowSamples)) : null;
+  const drift = firstLevel && lastLevel ? (lastLevel - firstLevel) / firstLevel : null;
   console.log(`\n== soak summary (${MINUTES} min)`);
   console.log(`requests ${stats.requests} (${(stats.requests / (MINUTES * 60)).toFixed(0)}/s), errors ${stats.errors}`);
   console.log(`latency p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms`);
+  console.log("by operation (slowest p99 first):");
+  const operations = [...stats.byOperation].map(([name, times]) => ({ name, times: times.sort((a, b) => a - b) }));
+  operations.sort((a, b) => percentile(b.times, 99) - percentile(a.times, 99));
+  for (const { name, times } of operations) {
+    console.log(`  ${name.padEnd(44)} ${String(times.length).padStart(7)}  p50 ${percentile(times, 50).toFixed(1).padStart(6)} ms  p99 ${percentile(times, 99).toFixed(1).padStart(6)} ms  max ${times.at(-1)!.toFixed(1).padStart(6)} ms`);
+  }
   console.log(`calls placed ${callsPlaced}, not completed ${callsFailed}`);
-  if (warmRss !== null && finalRss !== null) {
-    console.log(`RSS after warm-up ${warmRss.toFixed(0)} MiB, at the end ${finalRss.toFixed(0)} MiB (${(drift! * 100).toFixed(1)}%), range ${Math.min(...rssSamples).toFixed(0)}–${Math.max(...rssSamples).toFixed(0)} MiB`);
+  if (firstLevel !== null && lastLevel !== null) {
+    console.log(
+      `RSS (median of ${windowSamples} samples, 10 s apart): first minute after warm-up ${firstLevel.toFixed(0)} MiB, last minute ${lastLevel.toFixed(0)} MiB ` +
+        `(${(drift! * 100).toFixed(1)}%); every sample after warm-up within ${Math.min(...rssSamples).toFixed(0)}–${Math.max(...rssSamples).toFixed(0)} MiB`,
+    );
   }
   for (const line of stats.lastErrors) console.log(`error: ${line}`);
   return stats.errors === 0 && callsFailed === 0 && (drift === null || Math.abs(drift) <= 0.1) ? 0 : 1;
