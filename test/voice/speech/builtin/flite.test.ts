@@ -119,6 +119,36 @@ describe("builtin:flite synthesis", () => {
   });
 });
 
+describe("builtin:flite thread", () => {
+  test("Flite speaks on its own thread: the event loop keeps turning while a sentence is made", async () => {
+    await speak("Warm.", { voice: "slt" }); // the thread is up and Flite loaded
+    let turns = 0;
+    let turning = true;
+    const turn = () => {
+      turns++;
+      if (turning) setImmediate(turn);
+    };
+    setImmediate(turn);
+    // One long sentence is one run of Flite (tens of ms); on the event loop it would allow no turn at all.
+    const chunks = await speak(`${SENTENCE.replace(".", ",")} or, if that is taken, Wednesday afternoon, or failing that Thursday at any time at all.`, { voice: "slt" });
+    turning = false;
+    expect(chunks).toHaveLength(1);
+    expect(turns).toBeGreaterThan(3);
+  });
+
+  test("sentences of simultaneous callers take turns; a caller that hangs up is dropped from the wait", async () => {
+    const first = speak("First caller, first sentence. First caller, second sentence.");
+    const gone = new AbortController();
+    const second = speak("Second caller, who hangs up. Never spoken.", { signal: gone.signal });
+    gone.abort();
+    const third = speak("Third caller.");
+    const [a, b, c] = await Promise.all([first, second, third]);
+    expect(a).toHaveLength(2);
+    expect(b).toEqual([]);
+    expect(rms(c)).toBeGreaterThan(500);
+  });
+});
+
 describe("builtin:flite memory", () => {
   test("an idle Flite is released and loads again for the next sentence", async () => {
     setFliteIdleRelease(300);
