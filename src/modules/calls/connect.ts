@@ -54,6 +54,7 @@ function recognitionFor(ctx: AppContext, call: CallRow, config: AgentConfig, lin
 /** Puts a CallSession on a leg: engines chosen, recording opened, the conversation loop wired. */
 export function connectLeg(ctx: AppContext, brains: BrainServices, call: CallRow, config: AgentConfig, leg: CallLeg, options: { screenForMachine: boolean; scriptedRecognition: boolean }): CallSession {
   const tts = ttsFor(ctx, call.workspaceId, config.voice.provider_id);
+  tts.warm?.(); // an outbound call is still ringing here
   const recognition = recognitionFor(ctx, call, config, leg.format.sampleRate, options.scriptedRecognition);
   addTimelineEvent(ctx, call, "engines", { tts: tts.id, stt: recognition.stt.id, ...(recognition.why ? { stt_reason: recognition.why } : {}) });
   const session = new CallSession({

@@ -519,7 +519,6 @@ export class CallSession implements LiveCall {
     if (!text.trim() || signal.aborted || this.ended) return;
     const segment = this.playback.startSegment(text);
     this.leg.caption?.("agent", text);
-    if (this.agentTurnStartMs === null) this.agentTurnStartMs = this.elapsedMs;
     const framer = new PcmFramer(this.caller.frameSamples);
     const timing = response.timing;
     if (timing && timing.ttsRequestedAt === undefined) {
@@ -614,6 +613,9 @@ export class CallSession implements LiveCall {
     const frame = this.playback.next();
     if (frame) {
       if (!this.agentSpeaking) this.agentSpeaking = true;
+      // A turn starts where its first audio is, in the recording and for the caller: not when it was
+      // asked for (a speech engine's first audio can take hundreds of ms).
+      this.agentTurnStartMs ??= this.elapsedMs;
       this.leg.sendAudio(frame.payload);
       this.recording?.writeAt("agent", frame.pcm, Math.round((this.elapsedMs / FRAME_MS) * this.caller.frameSamples));
     } else if (this.agentSpeaking && !this.responding) {

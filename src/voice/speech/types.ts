@@ -34,6 +34,8 @@ export interface TextToSpeech {
    */
   synthesize(text: string, options: SynthesisOptions): AsyncIterable<Int16Array>;
   voices(): Promise<Voice[]>;
+  /** Gets ready for a call about to speak (a local engine loads meanwhile, off the event loop); optional. */
+  warm?(): void;
 }
 
 export interface RecognitionOptions {

@@ -52,6 +52,12 @@ export class FliteTextToSpeech implements TextToSpeech {
     return fliteVoices();
   }
 
+  /** Starts Flite's thread and loads Flite (~0.2 s) while a call rings, not after it is answered. */
+  warm(): void {
+    // A thread that fails to start is reported by the sentence that needs it.
+    warmUpFlite().catch(() => undefined);
+  }
+
   /**
    * Speaks `text` one sentence per chunk, resampled to `options.sampleRate`. Aborting ends the
    * stream quietly at once (a sentence Flite has already begun is computed and dropped).
