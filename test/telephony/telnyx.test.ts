@@ -82,7 +82,7 @@ describe("a Telnyx connection", () => {
     expect(dial.webhook_url).toContain(`/v1/telephony/telnyx/events?connection=${connectionId}&call=${callId}`);
     const greeted = await waitForCall(s.server.api, s.user.token, callId, (c) => (c.transcript ?? []).some((t: any) => t.role === "agent" && t.end_ms), 20_000);
     expect(greeted.transcript[0]).toMatchObject({ role: "agent", text: GREETING });
-    await waitUntil(() => call.playout.played.length * 20 >= greeted.transcript[0].end_ms - 40, "the greeting to play");
+    await waitUntil(() => call.playout.played.length * 20 >= greeted.transcript[0].end_ms - greeted.transcript[0].start_ms - 40, "the greeting to play");
     expect(loudest(call.playout.playedBytes())).toBeGreaterThan(1000);
     call.pressKey("4");
     await waitUntil(async () => (await events(callId)).some((e) => e.type === "dtmf" && e.data.digit === "4"), "the key");
