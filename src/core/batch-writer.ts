@@ -2,7 +2,7 @@
 // is lost to a database that refuses writes for a while, and a bad row costs only itself.
 import type BetterSqlite3 from "better-sqlite3";
 import { databaseRefusal } from "../db/refusals.ts";
-import type { BatchRow, BatchStatements } from "./batch-rows.ts";
+import { BatchStatements, type BatchRow } from "./batch-rows.ts";
 
 /** Rows held through a refusal, at most; beyond, the oldest held batch is given up (and reported lost). */
 export const HELD_ROWS_LIMIT = 200_000;
@@ -36,14 +36,16 @@ export class BatchWriter {
   private retryMs = RETRY_FIRST_MS;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly heldRowsLimit: number;
+  /** The batches' statements on this connection; one that cannot be prepared is reported, its rows skipped. */
+  readonly statements: BatchStatements;
 
   constructor(
     private db: BetterSqlite3.Database,
-    readonly statements: BatchStatements,
     private report: (report: BatchReport) => void,
     private options: BatchWriterOptions = {},
   ) {
     this.heldRowsLimit = options.heldRowsLimit ?? HELD_ROWS_LIMIT;
+    this.statements = new BatchStatements(db, (error) => report({ kind: "lost", rows: 0, error }));
   }
 
   /** Commits a batch, or holds it behind the batches already held. */

@@ -3,7 +3,7 @@
 // (or held, while the database refuses it: see BatchWriter).
 import type BetterSqlite3 from "better-sqlite3";
 import { Database } from "../db/native.ts";
-import { BatchStatements, type BatchRow } from "./batch-rows.ts";
+import type { BatchRow } from "./batch-rows.ts";
 import { BatchWriter, type BatchReport } from "./batch-writer.ts";
 
 /** rows: JSON of [statement index, values][] in commit order. */
@@ -33,8 +33,7 @@ self.onmessage = ({ data }: MessageEvent<ThreadMessage>) => {
     db = new Database(data.path);
     db.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
     db.pragma("synchronous = NORMAL");
-    const statements = new BatchStatements(db, (error) => reply({ kind: "lost", rows: 0, error }));
-    writer = new BatchWriter(db, statements, reply, { heldRowsLimit: data.heldRowsLimit });
+    writer = new BatchWriter(db, reply, { heldRowsLimit: data.heldRowsLimit });
   } else if (data.type === "batch") {
     writer!.statements.add(data.newStatements);
     writer!.write(JSON.parse(data.rows) as BatchRow[]);

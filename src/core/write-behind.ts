@@ -1,5 +1,5 @@
 import type { Sqlite } from "../db/connection.ts";
-import { BatchStatements, type BatchRow, type SqlValue } from "./batch-rows.ts";
+import type { BatchRow, SqlValue } from "./batch-rows.ts";
 import { BatchWriter, HELD_ROWS_LIMIT, type BatchReport } from "./batch-writer.ts";
 import type { Logger } from "./logger.ts";
 import type { ThreadMessage, ThreadReply } from "./write-behind-thread.ts";
@@ -58,7 +58,7 @@ export class WriteBehind {
     this.thread = new WriterThread(databasePath, this.logger, { busyTimeoutMs, heldRowsLimit: this.heldRowsLimit });
   }
 
-  /** Queues one row for a statement (SQL whose values are `?`); batches commit in the order rows were added, each whole or not at all. */
+  /** Queues one row for a statement (SQL whose values are `?`); rows commit in the order they were added (a row the database rejects costs only itself). */
   add(sql: string, values: SqlValue[]): void {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
@@ -114,11 +114,7 @@ export class WriteBehind {
   }
 
   private writeHere(rows: BatchRow[]): void {
-    if (!this.here) {
-      const report = (report: BatchReport) => logReport(this.logger, report);
-      const statements = new BatchStatements(this.sqlite, (error) => report({ kind: "lost", rows: 0, error }));
-      this.here = new BatchWriter(this.sqlite, statements, report, { heldRowsLimit: this.heldRowsLimit, unrefTimer: true });
-    }
+    this.here ??= new BatchWriter(this.sqlite, (report) => logReport(this.logger, report), { heldRowsLimit: this.heldRowsLimit, unrefTimer: true });
     this.here.statements.add(this.statementTexts.slice(this.here.statements.count));
     this.here.write(rows);
   }

@@ -7,6 +7,7 @@ import { ROWS_PER_INSERT } from "../../src/core/batch-rows.ts";
 import { WriteBehind } from "../../src/core/write-behind.ts";
 import { Database } from "../../src/db/native.ts";
 import type { Sqlite } from "../../src/db/connection.ts";
+import { lockDatabase } from "../helpers/write-lock.ts";
 
 const INSERT = "INSERT INTO t (n, label) VALUES (?, ?)";
 
@@ -33,18 +34,6 @@ const rows = () => sqlite.prepare("SELECT n, label FROM t ORDER BY seq").all() a
 const writer = (options: { maxPending?: number; heldRowsLimit?: number } = {}) =>
   new WriteBehind(sqlite, createLogger("info", (line) => logs.push(line)), { delayMs: 100_000, ...options });
 const errors = () => logs.filter((line) => line.includes(" ERROR "));
-
-/** Another connection takes the write lock, as a CLI command or a stuck writer would, until released. */
-function holdWriteLock(): { release(): void } {
-  const other = new Database(path);
-  other.exec("BEGIN IMMEDIATE");
-  return {
-    release() {
-      other.exec("ROLLBACK");
-      other.close();
-    },
-  };
-}
 
 async function waitFor(check: () => boolean, ms = 5_000): Promise<void> {
   for (const deadline = Date.now() + ms; !check(); await Bun.sleep(25)) if (Date.now() > deadline) throw new Error("timed out");
@@ -147,7 +136,7 @@ describe.each([
   test("rows the database refuses are held, in order, and written once it takes them", async () => {
     const wb = writer();
     start(wb);
-    const lock = holdWriteLock();
+    const lock = lockDatabase(path);
     for (let n = 1; n <= 3; n++) wb.add(INSERT, [n, "during the lock"]);
     wb.flush(); // refused: held, not lost
     for (let n = 4; n <= 5; n++) wb.add(INSERT, [n, "behind the held rows"]);
@@ -169,7 +158,7 @@ describe.each([
   test("rows still refused when the writer closes are reported lost, with their count", async () => {
     const wb = writer();
     start(wb);
-    const lock = holdWriteLock();
+    const lock = lockDatabase(path);
     for (let n = 1; n <= 3; n++) wb.add(INSERT, [n, null]);
     wb.close();
     lock.release();
@@ -182,7 +171,7 @@ describe.each([
   test("past the held-rows limit the oldest held batch is given up, and said so", async () => {
     const wb = writer({ heldRowsLimit: 4 });
     start(wb);
-    const lock = holdWriteLock();
+    const lock = lockDatabase(path);
     for (let n = 1; n <= 3; n++) wb.add(INSERT, [n, "given up"]);
     wb.flush();
     for (let n = 4; n <= 6; n++) wb.add(INSERT, [n, "kept"]);

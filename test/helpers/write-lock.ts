@@ -8,7 +8,12 @@ import type { Parley } from "../../src/server.ts";
  */
 export function holdWriteLock(ctx: Pick<Parley, "sqlite" | "dataDir">, busyTimeoutMs = 50): { release(): void } {
   ctx.sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  const other = new Database(ctx.dataDir.database);
+  return lockDatabase(ctx.dataDir.database);
+}
+
+/** Another connection takes the write lock of the database at `path` and holds it until release(). */
+export function lockDatabase(path: string): { release(): void } {
+  const other = new Database(path);
   other.exec("BEGIN IMMEDIATE");
   return {
     release() {

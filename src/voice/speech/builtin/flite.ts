@@ -87,6 +87,8 @@ interface Pending {
   resolve(pcm: Int16Array | null): void;
   reject(error: Error): void;
   signal?: AbortSignal;
+  /** Answers the wait at once when the signal aborts; removed once the sentence goes to Flite. */
+  onAbort?: () => void;
 }
 
 /**
@@ -137,11 +139,14 @@ class FliteThread {
     return new Promise((resolve, reject) => {
       const pending: Pending = { request, resolve, reject, signal };
       this.queue.push(pending);
-      // A barge-in or hang-up answers a sentence still waiting at once; one Flite has begun runs out.
-      signal?.addEventListener("abort", () => {
-        const at = this.queue.indexOf(pending);
-        if (at >= 0) this.queue.splice(at, 1), resolve(null);
-      }, { once: true });
+      if (signal) {
+        // A barge-in or hang-up answers a sentence still waiting at once; one Flite has begun runs out.
+        pending.onAbort = () => {
+          const at = this.queue.indexOf(pending);
+          if (at >= 0) this.queue.splice(at, 1), resolve(null);
+        };
+        signal.addEventListener("abort", pending.onAbort, { once: true });
+      }
       this.next();
     });
   }
@@ -154,6 +159,7 @@ class FliteThread {
       this.worker?.unref();
       return;
     }
+    if (pending.onAbort) pending.signal!.removeEventListener("abort", pending.onAbort);
     const worker = this.start();
     worker.ref(); // a caller waits for this answer
     this.running = pending;
