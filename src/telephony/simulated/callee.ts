@@ -67,6 +67,8 @@ export class SimulatedCallee {
   readonly spoken: SpokenLine[] = [];
   readonly heardDigits: string[] = [];
   agentFramesHeard = 0;
+  /** When each stretch of the agent's voice began, on the callee's timeline from the answer. */
+  readonly agentAudioStarts: number[] = [];
   private outgoing: Uint8Array[] = [];
   private elapsedMs = 0;
   private nextLine = 0;
@@ -104,7 +106,10 @@ export class SimulatedCallee {
     this.agentFramesHeard++;
     const loud = rmsDbfs(decodeMulaw(frame)) > -50;
     if (loud) {
-      if (!this.agentTalking) this.agentStartedAtMs = this.elapsedMs;
+      if (!this.agentTalking) {
+        this.agentStartedAtMs = this.elapsedMs;
+        this.agentAudioStarts.push(this.elapsedMs);
+      }
       this.agentTalking = true;
       this.lastAgentAudioMs = this.elapsedMs;
     }

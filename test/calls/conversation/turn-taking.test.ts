@@ -1,9 +1,11 @@
 // Who talks when: the caller talking over the agent (barge-in), a caller who says nothing (silence
-// reminder, then time-out), calls that reach their maximum length, and a line that goes dead.
+// reminder, then time-out), calls that reach their maximum length, a line that goes dead, and where
+// an agent turn starts when its voice is slow to answer.
 import { describe, expect, test } from "bun:test";
 import { watchLiveCalls } from "../../../src/voice/runtime/watchdog.ts";
 import { CALL_TIMEOUT, conversationFile, delivery, farEnd, turnTaking } from "../../helpers/call-driver.ts";
 import { startFakeOpenAI } from "../../helpers/fake-openai.ts";
+import { startFakeElevenLabs } from "../../helpers/fake-speech/elevenlabs.ts";
 import { startReceiver } from "../../helpers/webhook-receiver.ts";
 
 const { s, calls, stoppers } = conversationFile("turns");
@@ -48,6 +50,24 @@ describe.concurrent("turn-taking on the phone", () => {
     expect(turns.filter((t: any) => t.role === "caller").map((t: any) => t.text)).toEqual(["Tell me about your blenders", "What is the price", "goodbye"]);
     // The far end heard less of the agent than the whole reply would have taken.
     expect(farEnd(callId).callee!.agentFramesHeard * 20).toBeLessThan(call.duration_ms);
+  }, CALL_TIMEOUT);
+
+  test("a voice slow to its first byte: the agent's turn starts where the caller first hears it, not where it was asked for", async () => {
+    const eleven = startFakeElevenLabs({ apiKey: "xi-key" });
+    stoppers.push(() => eleven.stop());
+    eleven.configure({ ttfbMs: 700 });
+    const provider = await calls().post("/v1/providers", { name: "Slow voice", kind: "elevenlabs", base_url: eleven.url, api_key: "xi-key" });
+    expect(provider.status).toBe(201);
+    const agent = await calls().createAgent({ name: "Slow", first_message: "Hello, this is Acme.", voice: { provider_id: provider.body.id, voice_id: "21m00Tcm4TlvDq8ikWAM", speed: 1 } });
+    const callId = await calls().place(agent.id, { lines: ["goodbye"] });
+    const call = await calls().ended(callId);
+    const [greeting, bye, reply] = call.transcript;
+    expect(call.transcript.map((t: any) => `${t.role}: ${t.text}`)).toEqual(["agent: Hello, this is Acme.", "caller: goodbye", "agent: Thank you for calling. Goodbye!"]);
+    // Each agent turn starts where the caller began to hear it (the far end counts in 20 ms frames).
+    const heard = farEnd(callId).callee!.agentAudioStarts;
+    for (const turn of [greeting, reply]) expect(heard.some((at) => Math.abs(at - turn.start_ms) <= 40)).toBe(true);
+    // The reply was asked for once the caller's turn ended; the voice took 0.7 s to its first byte.
+    expect(reply.start_ms - bye.end_ms).toBeGreaterThanOrEqual(700);
   }, CALL_TIMEOUT);
 
   test("talking over the agent's goodbye does not undo it: the call still ends, at once", async () => {
