@@ -12,13 +12,14 @@ const started = performance.now();
 // The dashboard is bundled first and put in place of the module that carries it (null from source).
 const dashboard = await buildDashboard();
 const result = await Bun.build({
-  // The write-behind's thread and Flite's are workers: their entries must be in the executable beside
-  // main's. All land at the root of the embedded files, where the bundled `new URL("./write-behind-thread.ts",
-  // import.meta.url)` and `new URL("./flite-thread.ts", import.meta.url)` look for them.
+  // The write-behind's, Flite's and PocketSphinx's threads are workers: their entries must be in the
+  // executable beside main's. All land at the root of the embedded files, where the bundled
+  // `new URL("./<name>-thread.ts", import.meta.url)` of each looks for them.
   entrypoints: [
     join(root, "src", "main.ts"),
     join(root, "src", "core", "write-behind-thread.ts"),
     join(root, "src", "voice", "speech", "builtin", "flite-thread.ts"),
+    join(root, "src", "voice", "speech", "builtin", "pocketsphinx-thread.ts"),
   ],
   naming: { entry: "[name].[ext]" },
   compile: { outfile },

@@ -1,46 +1,20 @@
-// The built-in offline recogniser: CMU PocketSphinx from the operating system (Debian bookworm's
-// libpocketsphinx3 0.8+5prealpha and the pocketsphinx-en-us model), called through bun:ffi. The
-// libraries are opened by soname, so the executable carries nothing of them.
+// The built-in offline recogniser: CMU PocketSphinx from the operating system (pocketsphinx-decoder.ts).
 //
-// A decoder takes ~0.4 s and ~100 MB to create and is not thread-safe, so decoders are pooled:
-// a session owns one from start() until finish()/abort() (so always call one of them), then it
-// goes back for the next utterance. Decoding runs on the JS thread as audio is written (~5 ms of
-// CPU per 20 ms frame), so finish() only has the last frames left to do.
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { CString, dlopen, FFIType, ptr, type Pointer } from "bun:ffi";
+// Decoders run on recognition threads (pocketsphinx-thread.ts), never on the event loop: a decoder
+// spends 5-7 ms of CPU on each 20 ms of a caller's speech and takes ~0.4 s to create, which there held
+// up every live call's audio and every request. A decoder takes ~100 MB and is not thread-safe, so decoders
+// are pooled here: a session owns one from start() until finish()/abort() (so always call one of
+// them), then it goes back for the next utterance. Audio is decoded as it is written, so finish()
+// only waits for the last frames.
 import { SpeechUnavailable, type RecognitionOptions, type RecognitionSession, type SpeechToText, type Transcript } from "../types.ts";
 import { StreamingResampler } from "../../media/resampler.ts";
+import { DEBIAN_MODEL_DIR, missingPieces, POCKETSPHINX_MODELS, type PocketsphinxModel } from "./pocketsphinx-decoder.ts";
+import type { RecognitionReply, RecognitionRequest } from "./pocketsphinx-thread.ts";
 
-export const POCKETSPHINX_INSTALL = "apt-get install -y libpocketsphinx3 pocketsphinx-en-us";
-/** Where Debian's pocketsphinx-en-us puts the US English model. */
-export const DEBIAN_MODEL_DIR = "/usr/share/pocketsphinx/model/en-us";
+export { DEBIAN_MODEL_DIR, POCKETSPHINX_INSTALL, POCKETSPHINX_MODELS, pocketsphinxAvailability, type PocketsphinxModel } from "./pocketsphinx-decoder.ts";
+
 /** The acoustic model is trained on 16 kHz audio; other rates are resampled to it. */
 const MODEL_SAMPLE_RATE = 16_000;
-
-/**
- * Recognition modes, chosen with `RecognitionOptions.model`. The default is open dictation with
- * the general US English language model; the grammars only accept what they list, which is far
- * more accurate when the answer is known to be digits or yes/no (e.g. a flow step asking for them).
- */
-export const POCKETSPHINX_MODELS = ["en-us", "digits", "yes-no"] as const;
-export type PocketsphinxModel = (typeof POCKETSPHINX_MODELS)[number];
-
-const GRAMMARS: Record<Exclude<PocketsphinxModel, "en-us">, string> = {
-  digits: `#JSGF V1.0;
-grammar digits;
-public <digits> = <digit>+;
-<digit> = zero | oh | one | two | three | four | five | six | seven | eight | nine;`,
-  "yes-no": `#JSGF V1.0;
-grammar yesno;
-public <answer> = [<filler>] (<yes> | <no>) [please | thanks | thank you];
-<filler> = oh | well | um;
-<yes> = yes | yeah | yep | sure | correct | right | that's right | okay;
-<no> = no | nope | no thanks | not really | wrong;`,
-};
-
-/** Word insertion probability for grammar searches (dictation keeps the model's 0.65). */
-const GRAMMAR_WORD_INSERTION_PENALTY = 0.02;
 
 export interface PocketsphinxOptions {
   /** Folder holding `en-us/` (acoustic model), `en-us.lm.bin` and `cmudict-en-us.dict`. */
@@ -55,17 +29,28 @@ export interface PocketsphinxOptions {
   decoderArgs?: string[];
 }
 
+/** A decoder as the pool sees it; the decoder itself lives on its own thread. */
+interface DecoderHandle {
+  thread: RecognitionThread;
+  /** Input rate of the last session that used it. */
+  lastSampleRate: number;
+  /** Channel of the last utterance it finished (see channelOf): its normalisation is adapted to it. */
+  adaptedTo: string | null;
+  /** Its thread could not create it (or died): never handed out again. */
+  broken: boolean;
+}
+
 export class PocketsphinxRecogniser implements SpeechToText {
   readonly id = "builtin:pocketsphinx";
   private readonly modelDir: string;
   private readonly maxDecoders: number;
   private readonly maxIdleDecoders: number;
   private readonly decoderArgs: string[];
-  private readonly idle: Decoder[] = [];
+  private readonly idle: DecoderHandle[] = [];
   private live = 0;
   private readonly idleFreeMs: number;
   /** When each idle decoder was last given back. */
-  private readonly idleSince = new Map<Decoder, number>();
+  private readonly idleSince = new Map<DecoderHandle, number>();
   private sweeper: ReturnType<typeof setInterval> | null = null;
 
   constructor(options: PocketsphinxOptions = {}) {
@@ -87,47 +72,26 @@ export class PocketsphinxRecogniser implements SpeechToText {
     if (!Number.isInteger(options.sampleRate) || options.sampleRate < 8000) {
       throw new RangeError(`sampleRate must be an integer ≥ 8000, got ${options.sampleRate}`);
     }
-    const decoder = this.acquire(options.sampleRate, channelOf(options));
-    try {
-      decoder.startUtterance(model);
-    } catch (error) {
-      this.release(decoder, false);
-      throw error;
-    }
-    return new PocketsphinxSession(decoder, model, options, (reusable) => this.release(decoder, reusable));
+    const channel = channelOf(options);
+    const handle = this.acquire(options.sampleRate, channel);
+    // A fresh decoder starts from the model's own (wideband) normalisation, right for wideband audio;
+    // one that adapted to another channel is wrong for any rate until it has heard this one.
+    const replay = handle.adaptedTo !== channel && (options.sampleRate < MODEL_SAMPLE_RATE || handle.adaptedTo !== null);
+    return new PocketsphinxSession(handle, model, replay, options, (reusable) => this.release(handle, reusable, reusable ? channel : null));
   }
 
-  /** Creates decoders ahead of the first calls (each blocks the thread ~0.4 s while it loads). */
+  /** Creates decoders ahead of the first calls (on the recognition threads, ~0.4 s each). */
   warmUp(count = 1, sampleRate = 8_000): void {
-    const created: Decoder[] = [];
+    const created: DecoderHandle[] = [];
     const wanted = Math.min(count, this.maxIdleDecoders) - this.idle.length;
     for (let i = 0; i < wanted; i++) created.push(this.acquire(sampleRate));
-    for (const decoder of created) this.release(decoder, true);
+    for (const handle of created) this.release(handle, true, null);
   }
 
   /** Frees the idle decoders (sessions still running keep theirs until they end). */
   close(): void {
-    for (const decoder of this.idle.splice(0)) {
-      decoder.free();
-      this.live--;
-    }
+    for (const handle of this.idle.splice(0)) this.free(handle);
     this.idleSince.clear();
-  }
-
-  /** A quiet box should not hold ~100 MB per decoder it once needed: idle ones past their time go. */
-  private freeUnused(): void {
-    const now = performance.now();
-    for (const decoder of [...this.idle]) {
-      if (now - (this.idleSince.get(decoder) ?? now) < this.idleFreeMs) continue;
-      this.idle.splice(this.idle.indexOf(decoder), 1);
-      this.idleSince.delete(decoder);
-      decoder.free();
-      this.live--;
-    }
-    if (this.idle.length === 0 && this.sweeper) {
-      clearInterval(this.sweeper);
-      this.sweeper = null;
-    }
   }
 
   /** Decoders that exist now, in use or idle. */
@@ -135,14 +99,28 @@ export class PocketsphinxRecogniser implements SpeechToText {
     return this.live;
   }
 
+  /** A quiet box should not hold ~100 MB per decoder it once needed: idle ones past their time go. */
+  private freeUnused(): void {
+    const now = performance.now();
+    for (const handle of [...this.idle]) {
+      if (now - (this.idleSince.get(handle) ?? now) < this.idleFreeMs) continue;
+      this.dropIdle(handle);
+      this.free(handle);
+    }
+    if (this.idle.length === 0 && this.sweeper) {
+      clearInterval(this.sweeper);
+      this.sweeper = null;
+    }
+  }
+
   /**
    * A decoder's channel normalisation adapts to what it has heard, so prefer the one that last heard
    * this channel (the same call), then one that last heard audio at this rate (telephone-band calls
    * and wideband web calls sound different to it).
    */
-  private acquire(sampleRate: number, channel: string | null = null): Decoder {
-    const sameChannel = channel === null ? -1 : this.idle.findLastIndex((decoder) => decoder.adaptedTo === channel);
-    const sameRate = sameChannel >= 0 ? sameChannel : this.idle.findLastIndex((decoder) => decoder.lastSampleRate === sampleRate);
+  private acquire(sampleRate: number, channel: string | null = null): DecoderHandle {
+    const sameChannel = channel === null ? -1 : this.idle.findLastIndex((handle) => handle.adaptedTo === channel);
+    const sameRate = sameChannel >= 0 ? sameChannel : this.idle.findLastIndex((handle) => handle.lastSampleRate === sampleRate);
     const reused = this.idle.splice(sameRate >= 0 ? sameRate : this.idle.length - 1, 1)[0];
     if (reused) {
       this.idleSince.delete(reused);
@@ -152,89 +130,101 @@ export class PocketsphinxRecogniser implements SpeechToText {
     if (this.live >= this.maxDecoders) {
       throw new SpeechUnavailable(`All ${this.maxDecoders} built-in recognisers are in use; try again when a call ends.`);
     }
-    const decoder = Decoder.create(this.modelDir, this.decoderArgs); // throws SpeechUnavailable when not installed
-    decoder.lastSampleRate = sampleRate;
+    const missing = missingPieces(this.modelDir);
+    if (missing) throw new SpeechUnavailable(missing);
+    // A thread per decoder: the system shares the cores among the callers talking now, and no caller's
+    // audio waits behind another's (decoders on a shared thread took turns, and fell behind together).
+    const handle = { lastSampleRate: sampleRate, adaptedTo: null, broken: false } as DecoderHandle;
+    handle.thread = new RecognitionThread(this.modelDir, this.decoderArgs, () => this.lost(handle));
     this.live++;
-    return decoder;
+    return handle;
   }
 
-  private release(decoder: Decoder, reusable: boolean): void {
-    if (reusable && this.idle.length < this.maxIdleDecoders) {
-      this.idle.push(decoder);
-      this.idleSince.set(decoder, performance.now());
+  /** `adaptedTo`: the channel a finished utterance adapted it to (null when it did not finish one). */
+  private release(handle: DecoderHandle, reusable: boolean, adaptedTo: string | null): void {
+    if (adaptedTo !== null) handle.adaptedTo = adaptedTo;
+    if (reusable && !handle.broken && this.idle.length < this.maxIdleDecoders) {
+      this.idle.push(handle);
+      this.idleSince.set(handle, performance.now());
       this.sweeper ??= setInterval(() => this.freeUnused(), Math.max(1000, this.idleFreeMs / 4));
       this.sweeper.unref?.();
     } else {
-      decoder.free();
-      this.live--;
+      this.free(handle);
     }
+  }
+
+  private free(handle: DecoderHandle): void {
+    handle.thread.close();
+    this.live--;
+  }
+
+  /** Its thread could not create it or died: an idle one goes now; one in use goes when its session ends. */
+  private lost(handle: DecoderHandle): void {
+    handle.broken = true;
+    if (this.dropIdle(handle)) this.free(handle);
+  }
+
+  private dropIdle(handle: DecoderHandle): boolean {
+    const at = this.idle.indexOf(handle);
+    if (at < 0) return false;
+    this.idle.splice(at, 1);
+    this.idleSince.delete(handle);
+    return true;
   }
 }
 
-/** How often partial hypotheses are computed when someone listens (in audio milliseconds). */
-const PARTIAL_EVERY_MS = 300;
-
 class PocketsphinxSession implements RecognitionSession {
-  onPartial?: (text: string) => void;
   private ended = false;
+  private partialListener?: (text: string) => void;
   /** Audio at another rate is resampled to the model's as it arrives. */
   private readonly resampler: StreamingResampler | null;
-  private samplesSincePartial = 0;
-  private lastPartial = "";
-  /**
-   * The utterance's audio, kept while the decoder has not yet adapted to this channel: its
-   * normalisation starts from whatever it heard last (wideband speech, another caller), and a first
-   * utterance decoded from there comes out garbled (narrowband "thank you very much, goodbye" →
-   * "what"; a browser's "what are your opening hours" after telephone calls → "what do you use").
-   * Decoding it a second time, adapted, costs that one utterance's decode time once per call.
-   */
-  private replay: Int16Array[] | null;
+  private readonly utterance: number;
 
   constructor(
-    private readonly decoder: Decoder,
-    private readonly model: PocketsphinxModel,
-    private readonly options: RecognitionOptions,
+    private readonly handle: DecoderHandle,
+    model: PocketsphinxModel,
+    /**
+     * Decode the utterance a second time once the decoder has adapted to this channel: its
+     * normalisation starts from whatever it heard last (wideband speech, another caller), and a first
+     * utterance decoded from there comes out garbled (narrowband "thank you very much, goodbye" →
+     * "what"; a browser's "what are your opening hours" after telephone calls → "what do you use").
+     * That costs the utterance's decode time once per call.
+     */
+    replay: boolean,
+    options: RecognitionOptions,
     private readonly end: (reusable: boolean) => void,
   ) {
-    // A fresh decoder starts from the model's own (wideband) normalisation, right for wideband audio;
-    // one that adapted to another channel is wrong for any rate until it has heard this one.
-    const unadapted = decoder.adaptedTo !== channelOf(options);
-    this.replay = unadapted && (options.sampleRate < MODEL_SAMPLE_RATE || decoder.adaptedTo !== null) ? [] : null;
     this.resampler = options.sampleRate === MODEL_SAMPLE_RATE ? null : new StreamingResampler({ fromRate: options.sampleRate, toRate: MODEL_SAMPLE_RATE });
+    this.utterance = handle.thread.startUtterance(model, replay, (text) => this.partialListener?.(text));
     if (options.signal?.aborted) this.abort();
     else options.signal?.addEventListener("abort", () => this.abort(), { once: true });
   }
 
+  /** Partial hypotheses (every ~300 ms of audio) arrive from the recognition thread once someone listens. */
+  get onPartial(): ((text: string) => void) | undefined {
+    return this.partialListener;
+  }
+
+  set onPartial(listener: ((text: string) => void) | undefined) {
+    if (listener && !this.partialListener && !this.ended) this.handle.thread.post({ type: "partials" });
+    this.partialListener = listener;
+  }
+
   write(pcm: Int16Array): void {
     if (this.ended || pcm.length === 0) return;
-    const samples = this.resampler ? this.resampler.push(pcm) : pcm;
-    if (samples.length > 0) this.decoder.process(samples);
-    this.replay?.push(samples === pcm ? pcm.slice() : samples);
-    if (!this.onPartial) return;
-    this.samplesSincePartial += samples.length;
-    if (this.samplesSincePartial < (MODEL_SAMPLE_RATE * PARTIAL_EVERY_MS) / 1000) return;
-    this.samplesSincePartial = 0;
-    const partial = this.decoder.hypothesis();
-    if (partial && partial !== this.lastPartial) this.onPartial((this.lastPartial = partial));
+    // The caller may reuse its buffer: what goes to the thread is a copy it can own.
+    const samples = this.resampler ? this.resampler.push(pcm) : pcm.slice();
+    if (samples.length > 0) this.handle.thread.audio(samples);
   }
 
   async finish(): Promise<Transcript> {
     if (this.ended) return { text: "", confidence: null };
     this.ended = true;
+    const tail = this.resampler?.flush();
+    this.resampler?.free();
+    if (tail && tail.length > 0) this.handle.thread.audio(tail);
     try {
-      const tail = this.resampler?.flush();
-      this.resampler?.free();
-      if (tail && tail.length > 0) this.decoder.process(tail);
-      this.decoder.endUtterance();
-      if (this.replay) {
-        if (tail?.length) this.replay.push(tail);
-        this.decoder.startUtterance(this.model);
-        for (const samples of this.replay) this.decoder.process(samples);
-        this.decoder.endUtterance();
-        this.replay = null;
-      }
-      this.decoder.adaptedTo = channelOf(this.options);
-      const text = this.decoder.hypothesis();
+      const text = await this.handle.thread.finish(this.utterance);
       this.end(true);
       return { text, confidence: null };
     } catch (error) {
@@ -247,12 +237,9 @@ class PocketsphinxSession implements RecognitionSession {
     if (this.ended) return;
     this.ended = true;
     this.resampler?.free();
-    try {
-      this.decoder.endUtterance();
-      this.end(true);
-    } catch {
-      this.end(false);
-    }
+    this.handle.thread.post({ type: "abort" });
+    this.handle.thread.forget(this.utterance);
+    this.end(!this.handle.broken);
   }
 }
 
@@ -261,149 +248,101 @@ function channelOf(options: RecognitionOptions): string {
   return `${options.sampleRate}:${options.channel ?? ""}`;
 }
 
-/** One ps_decoder_t with the searches it has loaded. */
-class Decoder {
-  private readonly searches = new Set<string>(["en-us"]);
-  private readonly score = new Int32Array(1);
-  /** Input rate of the last session that used this decoder. */
-  lastSampleRate = 0;
-  /** Channel of the last utterance it finished (see channelOf): its normalisation is adapted to it. */
-  adaptedTo: string | null = null;
+interface Waiting {
+  resolve(text: string): void;
+  reject(error: Error): void;
+  onPartial: (text: string) => void;
+  finishing: boolean;
+  /** A failure the thread answered before finish() was asked for. */
+  error?: string;
+}
 
-  private constructor(private readonly handle: NativePointer) {}
+/**
+ * A decoder's thread: started with the decoder (created there, ~0.4 s off the event loop) and ended
+ * when it is freed, which gives back everything PocketSphinx held. It stays out of the process's way
+ * while nobody waits on it: referenced only while an utterance is being finished.
+ */
+class RecognitionThread {
+  private worker: Worker | null;
+  private readonly utterances = new Map<number, Waiting>();
+  private nextUtterance = 1;
+  private finishing = 0;
 
-  static create(modelDir: string, extraArgs: string[]): Decoder {
-    const libraries = loadLibraries(modelDir);
-    const config = parseConfig(libraries, [
-      "-hmm", join(modelDir, "en-us"),
-      "-lm", join(modelDir, "en-us.lm.bin"),
-      "-dict", join(modelDir, "cmudict-en-us.dict"),
-      "-logfn", "/dev/null",
-      ...extraArgs,
-    ]);
-    const handle = libraries.ps.symbols.ps_init(config);
-    libraries.sphinxbase.symbols.cmd_ln_free_r(config); // the decoder keeps its own reference
-    if (!handle) throw new SpeechUnavailable(`PocketSphinx could not load the model in ${modelDir}; reinstall it with: ${POCKETSPHINX_INSTALL}`);
-    return new Decoder(handle);
+  constructor(modelDir: string, args: string[], private readonly lost: () => void) {
+    // Listed as an entrypoint of the executable in scripts/build.ts, so this URL resolves inside it too.
+    const worker = new Worker(new URL("./pocketsphinx-thread.ts", import.meta.url));
+    worker.unref();
+    worker.onmessage = ({ data }: MessageEvent<RecognitionReply>) => this.receive(data);
+    worker.onerror = (event) => this.died(`the recognition thread failed: ${event.message}`);
+    this.worker = worker;
+    this.post({ type: "create", modelDir, args });
   }
 
-  startUtterance(model: PocketsphinxModel): void {
-    const { ps } = libraries!;
-    // ps_init names the language-model search "_default".
-    const search = model === "en-us" ? "_default" : model;
-    if (!this.searches.has(model) && model !== "en-us") {
-      // A grammar search reads the word insertion penalty when it is created; a stronger one
-      // than dictation's stops it padding short answers with extra words (digit WER 11% → 5%).
-      const { sphinxbase } = libraries!;
-      const config = ps.symbols.ps_get_config(this.handle);
-      const wip = cString("-wip");
-      const dictationWip = sphinxbase.symbols.cmd_ln_float_r(config, wip);
-      sphinxbase.symbols.cmd_ln_set_float_r(config, wip, GRAMMAR_WORD_INSERTION_PENALTY);
-      const status = ps.symbols.ps_set_jsgf_string(this.handle, cString(model), cString(GRAMMARS[model]));
-      sphinxbase.symbols.cmd_ln_set_float_r(config, wip, dictationWip);
-      if (status !== 0) throw new Error(`pocketsphinx rejected the ${model} grammar`);
-      this.searches.add(model);
+  startUtterance(model: PocketsphinxModel, replay: boolean, onPartial: (text: string) => void): number {
+    const utterance = this.nextUtterance++;
+    this.utterances.set(utterance, { resolve: () => undefined, reject: () => undefined, onPartial, finishing: false });
+    this.post({ type: "start", utterance, model, replay });
+    return utterance;
+  }
+
+  audio(samples: Int16Array): void {
+    this.post({ type: "audio", samples }, [samples.buffer as ArrayBuffer]);
+  }
+
+  finish(utterance: number): Promise<string> {
+    const waiting = this.utterances.get(utterance);
+    if (waiting?.error !== undefined) this.utterances.delete(utterance);
+    if (!waiting || !this.worker || waiting.error !== undefined) return Promise.reject(new Error(waiting?.error ?? "the recognition thread has stopped"));
+    return new Promise((resolve, reject) => {
+      Object.assign(waiting, { resolve, reject, finishing: true });
+      if (this.finishing++ === 0) this.worker!.ref(); // a caller waits for this answer
+      this.post({ type: "finish", utterance });
+    });
+  }
+
+  /** An aborted utterance: no answer is coming, and its partials are no longer wanted. */
+  forget(utterance: number): void {
+    this.utterances.delete(utterance);
+  }
+
+  /** The thread frees the decoder, then ends itself: terminated at once, it would keep the decoder's memory. */
+  close(): void {
+    this.post({ type: "close" });
+    this.worker = null;
+  }
+
+  /** Whatever is meant for a thread that has ended or died goes nowhere. */
+  post(request: RecognitionRequest, transfer: ArrayBuffer[] = []): void {
+    this.worker?.postMessage(request, transfer);
+  }
+
+  private receive(reply: RecognitionReply): void {
+    if (reply.type === "failed") return this.lost();
+    const waiting = this.utterances.get(reply.utterance);
+    if (!waiting) return;
+    if (reply.type === "partial") return waiting.onPartial(reply.text);
+    if (reply.type === "error" && !waiting.finishing) {
+      waiting.error = reply.error;
+      return;
     }
-    if (ps.symbols.ps_set_search(this.handle, cString(search)) !== 0) throw new Error(`pocketsphinx has no search ${search}`);
-    if (ps.symbols.ps_start_utt(this.handle) !== 0) throw new Error("pocketsphinx could not start an utterance");
+    this.utterances.delete(reply.utterance);
+    if (waiting.finishing && --this.finishing === 0) this.worker?.unref();
+    if (reply.type === "result") waiting.resolve(reply.text);
+    else waiting.reject(new Error(reply.error));
   }
 
-  process(pcm: Int16Array): void {
-    if (libraries!.ps.symbols.ps_process_raw(this.handle, pcm, pcm.length, 0, 0) < 0) {
-      throw new Error("pocketsphinx failed to process audio");
+  /** A thread that died takes its decoder and its utterances with it. */
+  private died(reason: string): void {
+    if (!this.worker) return;
+    this.worker.terminate();
+    this.worker = null;
+    this.finishing = 0;
+    const waiting = [...this.utterances.values()];
+    for (const [id, utterance] of this.utterances) {
+      if (utterance.finishing) this.utterances.delete(id);
+      else utterance.error ??= reason;
     }
+    this.lost();
+    for (const utterance of waiting) if (utterance.finishing) utterance.reject(new Error(reason));
   }
-
-  endUtterance(): void {
-    if (libraries!.ps.symbols.ps_end_utt(this.handle) < 0) throw new Error("pocketsphinx could not end the utterance");
-  }
-
-  hypothesis(): string {
-    const text = libraries!.ps.symbols.ps_get_hyp(this.handle, this.score);
-    return text ? new CString(text as Pointer).toString().trim() : "";
-  }
-
-  free(): void {
-    libraries!.ps.symbols.ps_free(this.handle);
-    // A decoder is ~100 MB in many small allocations: without a trim glibc keeps the freed pages.
-    libraries!.libc?.symbols.malloc_trim(0);
-  }
-}
-
-function openPocketsphinx() {
-  const sphinxbase = dlopen("libsphinxbase.so.3", {
-    err_set_logfp: { args: [FFIType.ptr], returns: FFIType.ptr },
-    cmd_ln_parse_r: { args: [FFIType.ptr, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.ptr },
-    cmd_ln_free_r: { args: [FFIType.ptr], returns: FFIType.i32 },
-    cmd_ln_float_r: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.f64 },
-    cmd_ln_set_float_r: { args: [FFIType.ptr, FFIType.ptr, FFIType.f64], returns: FFIType.void },
-  });
-  const ps = dlopen("libpocketsphinx.so.3", {
-    ps_args: { args: [], returns: FFIType.ptr },
-    ps_init: { args: [FFIType.ptr], returns: FFIType.ptr },
-    ps_free: { args: [FFIType.ptr], returns: FFIType.i32 },
-    ps_get_config: { args: [FFIType.ptr], returns: FFIType.ptr },
-    ps_set_jsgf_string: { args: [FFIType.ptr, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
-    ps_set_search: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
-    ps_start_utt: { args: [FFIType.ptr], returns: FFIType.i32 },
-    ps_process_raw: { args: [FFIType.ptr, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-    ps_end_utt: { args: [FFIType.ptr], returns: FFIType.i32 },
-    ps_get_hyp: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.ptr },
-  });
-  // Silence the library before it says anything (it logs its whole configuration otherwise).
-  sphinxbase.symbols.err_set_logfp(null);
-  let libc: { symbols: { malloc_trim(pad: number): number } } | null = null;
-  try {
-    libc = dlopen("libc.so.6", { malloc_trim: { args: [FFIType.u64], returns: FFIType.i32 } });
-  } catch {
-    libc = null; // not glibc: freed memory is the allocator's business
-  }
-  return { sphinxbase, ps, libc };
-}
-
-type Libraries = ReturnType<typeof openPocketsphinx>;
-/** What bun:ffi hands back for a C pointer (bigint only above 2^53, which x86-64 never uses). */
-type NativePointer = Pointer | bigint;
-let libraries: Libraries | null = null;
-
-function loadLibraries(modelDir: string): Libraries {
-  const missing = missingPieces(modelDir);
-  if (missing) throw new SpeechUnavailable(missing);
-  return libraries!;
-}
-
-/** What stops PocketSphinx from running, as a sentence, or null when it can run. */
-function missingPieces(modelDir: string): string | null {
-  if (!libraries) {
-    try {
-      libraries = openPocketsphinx();
-    } catch {
-      return `The offline recogniser needs the PocketSphinx library; install it with: ${POCKETSPHINX_INSTALL}`;
-    }
-  }
-  const files = ["en-us/mdef", "en-us.lm.bin", "cmudict-en-us.dict"].map((file) => join(modelDir, file));
-  if (!files.every((file) => existsSync(file))) {
-    return `The offline recogniser needs the US English model in ${modelDir}; install it with: ${POCKETSPHINX_INSTALL}`;
-  }
-  return null;
-}
-
-/** Whether `builtin:pocketsphinx` can run here, for the health endpoint and agent validation. */
-export function pocketsphinxAvailability(modelDir = DEBIAN_MODEL_DIR): { available: boolean; reason: string | null } {
-  const reason = missingPieces(modelDir);
-  return { available: reason === null, reason };
-}
-
-function parseConfig(libraries: Libraries, args: string[]): NativePointer {
-  const strings = args.map(cString);
-  const argv = new BigUint64Array(strings.length);
-  strings.forEach((string, i) => (argv[i] = BigInt(ptr(string))));
-  const config = libraries.sphinxbase.symbols.cmd_ln_parse_r(null, libraries.ps.symbols.ps_args(), args.length, argv, 1);
-  if (!config) throw new Error(`pocketsphinx rejected its configuration: ${args.join(" ")}`);
-  return config;
-}
-
-/** A NUL-terminated copy for C; callers keep it referenced until the call returns. */
-function cString(text: string): Buffer {
-  return Buffer.from(`${text}\0`, "utf8");
 }

@@ -1,0 +1,125 @@
+// A PocketSphinx decoder's thread (see RecognitionThread in pocketsphinx.ts): it creates the decoder,
+// decodes each utterance's audio as it arrives and answers its text. Decoding costs 5-7 ms of CPU per 20 ms of a
+// caller's speech, and creating a decoder ~0.4 s; on the server's event loop both held up every live
+// call's audio and every request. Resampling stays on the caller's side (the Emscripten-built
+// resampler does not start inside a worker): audio arrives here at the model's 16 kHz.
+import { Decoder, type PocketsphinxModel } from "./pocketsphinx-decoder.ts";
+
+export type RecognitionRequest =
+  | { type: "create"; modelDir: string; args: string[] }
+  /** `replay`: keep the audio and decode it again once the decoder has adapted to this channel. */
+  | { type: "start"; utterance: number; model: PocketsphinxModel; replay: boolean }
+  | { type: "partials" }
+  | { type: "audio"; samples: Int16Array }
+  | { type: "finish"; utterance: number }
+  | { type: "abort" }
+  /** Frees the decoder and ends the thread, after everything sent before it. */
+  | { type: "close" };
+
+export type RecognitionReply =
+  | { type: "partial"; utterance: number; text: string }
+  | { type: "result"; utterance: number; text: string }
+  | { type: "error"; utterance: number; error: string }
+  /** The decoder could not be created: its utterances end in errors, and it should be freed. */
+  | { type: "failed"; error: string };
+
+/** How often partial hypotheses are computed when someone listens (in audio milliseconds). */
+const PARTIAL_EVERY_SAMPLES = (16_000 * 300) / 1000;
+
+interface Utterance {
+  id: number;
+  model: PocketsphinxModel;
+  replay: Int16Array[] | null;
+  partials: boolean;
+  samplesSincePartial: number;
+  lastPartial: string;
+  /** The first failure; the utterance's finish answers it. */
+  error: string | null;
+}
+
+declare const self: Worker;
+
+/** This thread's one decoder; null until created, or when creating it failed (`failure` says why). */
+let decoder: Decoder | null = null;
+/** Why the decoder does not exist, or can no longer be trusted: every later utterance fails with it. */
+let failure: string | null = null;
+let current: Utterance | null = null;
+
+const message = (error: unknown) => String((error as Error)?.message ?? error);
+const reply = (answer: RecognitionReply) => self.postMessage(answer);
+
+self.onmessage = ({ data }: MessageEvent<RecognitionRequest>) => {
+  switch (data.type) {
+    case "create":
+      try {
+        decoder = Decoder.create(data.modelDir, data.args);
+      } catch (error) {
+        failure = message(error);
+        reply({ type: "failed", error: failure });
+      }
+      return;
+    case "start":
+      current = { id: data.utterance, model: data.model, replay: data.replay ? [] : null, partials: false, samplesSincePartial: 0, lastPartial: "", error: failure };
+      attempt(current, () => decoder!.startUtterance(data.model));
+      return;
+    case "partials":
+      if (current) current.partials = true;
+      return;
+    case "audio":
+      return decode(data.samples);
+    case "finish":
+      return finish(data.utterance);
+    case "abort":
+      if (!current) return;
+      current = null;
+      try {
+        decoder?.endUtterance();
+      } catch (error) {
+        failure = message(error); // its next utterance fails, and the caller's side frees it then
+      }
+      return;
+    case "close":
+      // The decoder's ~100 MB are malloc'ed on this thread: ended without ps_free, they would stay taken.
+      decoder?.free();
+      decoder = null;
+      process.exit(0); // in a worker, ends the thread only
+  }
+};
+
+function attempt(utterance: Utterance, work: () => void): void {
+  if (utterance.error) return;
+  try {
+    work();
+  } catch (error) {
+    utterance.error = message(error);
+  }
+}
+
+function decode(samples: Int16Array): void {
+  const utterance = current;
+  if (!decoder || !utterance || utterance.error) return;
+  attempt(utterance, () => decoder!.process(samples));
+  utterance.replay?.push(samples);
+  if (!utterance.partials || utterance.error) return;
+  utterance.samplesSincePartial += samples.length;
+  if (utterance.samplesSincePartial < PARTIAL_EVERY_SAMPLES) return;
+  utterance.samplesSincePartial = 0;
+  const partial = decoder.hypothesis();
+  if (partial && partial !== utterance.lastPartial) reply({ type: "partial", utterance: utterance.id, text: (utterance.lastPartial = partial) });
+}
+
+function finish(id: number): void {
+  const utterance = current;
+  if (!utterance || utterance.id !== id) return reply({ type: "error", utterance: id, error: "pocketsphinx utterance missing" });
+  current = null;
+  attempt(utterance, () => {
+    decoder!.endUtterance();
+    if (utterance.replay) {
+      decoder!.startUtterance(utterance.model);
+      for (const samples of utterance.replay) decoder!.process(samples);
+      decoder!.endUtterance();
+    }
+  });
+  if (utterance.error) return reply({ type: "error", utterance: id, error: utterance.error });
+  reply({ type: "result", utterance: id, text: decoder!.hypothesis() });
+}
