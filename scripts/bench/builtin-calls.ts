@@ -1,6 +1,7 @@
 // What an air-gapped box carries: simultaneous simulated calls with the built-in engines doing real
 // work (Flite speaks for the agent and the caller, WebRTC VAD and PocketSphinx listen), through the
-// real server in its own process; then the server's RSS after 100 calls.
+// real server in its own process, with an API request asked every 100 ms meanwhile (how long the
+// server's other users wait); then the server's RSS after 100 calls.
 // Usage: bun scripts/bench/builtin-calls.ts [--levels 2,4,8,12] [--total 100] [--batch 10]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -76,17 +77,35 @@ const idle = memory();
 console.log(`server ${base}; offline recogniser: ${JSON.stringify(health.offline_recognition ?? health.engines ?? health).slice(0, 120)}`);
 console.log(`idle RSS ${idle.rss.toFixed(0)} MiB\n`);
 console.log("== simultaneous calls, built-in engines (Flite + VAD + PocketSphinx), each caller says two lines");
-console.log("calls  completed  understood  turn p50 ms  turn p95 ms  server CPU  RSS MiB");
+console.log("   (API: GET /v1/auth/me asked every 100 ms meanwhile, p50/p99/max: what the engines' work leaves the server's other users)");
+console.log("calls  completed  understood  turn p50 ms  turn p95 ms  API p50 ms  API p99 ms  API max ms  server CPU  RSS MiB");
+
+/** Asks a cheap authenticated request every 100 ms until `done` settles; the latencies. */
+async function probeApi(done: Promise<unknown>): Promise<number[]> {
+  const latencies: number[] = [];
+  let finished = false;
+  done.finally(() => (finished = true));
+  while (!finished) {
+    const started = performance.now();
+    await api("GET", "/v1/auth/me", key);
+    latencies.push(performance.now() - started);
+    await Bun.sleep(100);
+  }
+  return latencies;
+}
+
 let placed = 0;
 for (const level of LEVELS) {
   const cpuBefore = cpuMs();
   const started = performance.now();
-  const outcomes = await Promise.all(Array.from({ length: level }, () => oneCall(placed++)));
+  const calls = Promise.all(Array.from({ length: level }, () => oneCall(placed++)));
+  const [outcomes, apiLatencies] = await Promise.all([calls, probeApi(calls)]);
   const cpu = ((cpuMs() - cpuBefore) / (performance.now() - started)) * 100;
   const turns = outcomes.flatMap((o) => o.endToEnd);
   console.log(
     `${String(level).padStart(5)}  ${String(outcomes.filter((o) => o.status === "completed").length).padStart(9)}  ${String(outcomes.filter((o) => o.understood).length).padStart(10)}  ` +
-      `${percentile(turns, 50).toFixed(0).padStart(11)}  ${percentile(turns, 95).toFixed(0).padStart(11)}  ${cpu.toFixed(0).padStart(9)}%  ${memory().rss.toFixed(0).padStart(7)}`,
+      `${percentile(turns, 50).toFixed(0).padStart(11)}  ${percentile(turns, 95).toFixed(0).padStart(11)}  ${percentile(apiLatencies, 50).toFixed(1).padStart(10)}  ${percentile(apiLatencies, 99).toFixed(1).padStart(10)}  ${Math.max(...apiLatencies).toFixed(1).padStart(10)}  ` +
+      `${cpu.toFixed(0).padStart(9)}%  ${memory().rss.toFixed(0).padStart(7)}`,
   );
 }
 
