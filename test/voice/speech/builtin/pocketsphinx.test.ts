@@ -203,6 +203,21 @@ describe.skipIf(!availability.available)("builtin:pocketsphinx thread", () => {
   }, 30_000);
 });
 
+describe.skipIf(!availability.available)("builtin:pocketsphinx failures", () => {
+  test("a decoder its thread cannot create fails its utterance with PocketSphinx's reason and is freed", async () => {
+    // The model files are there (so start() accepts), but PocketSphinx refuses the options it is given.
+    const broken = new PocketsphinxRecogniser({ decoderArgs: ["-hmm", "/nonexistent/acoustic-model"] });
+    try {
+      const session = broken.start({ language: "en-US", sampleRate: 16_000 });
+      session.write(new Int16Array(3_200));
+      await expect(session.finish()).rejects.toThrow(/pocketsphinx rejected its configuration/);
+      expect(broken.decoderCount).toBe(0);
+    } finally {
+      broken.close();
+    }
+  }, 30_000);
+});
+
 describe("builtin:pocketsphinx availability", () => {
   test("reports a sentence naming the apt line when the model is missing", () => {
     const missing = pocketsphinxAvailability("/nonexistent/model");
