@@ -1,10 +1,10 @@
 // The built-in offline recogniser: CMU PocketSphinx from the operating system (pocketsphinx-decoder.ts).
 //
-// Decoders run on recognition threads (pocketsphinx-thread.ts), never on the event loop: a decoder
-// spends 5-7 ms of CPU on each 20 ms of a caller's speech and takes ~0.4 s to create, which there held
-// up every live call's audio and every request. A decoder takes ~100 MB and is not thread-safe, so decoders
-// are pooled here: a session owns one from start() until finish()/abort() (so always call one of
-// them), then it goes back for the next utterance. Audio is decoded as it is written, so finish()
+// Each decoder runs on a thread of its own (pocketsphinx-thread.ts), never on the event loop: it spends
+// 5-7 ms of CPU on each 20 ms of a caller's speech and takes ~0.4 s to create, which there held up
+// every live call's audio and every request. A decoder takes ~100 MB and is not thread-safe, so
+// decoders are pooled here: a session owns one from start() until finish()/abort() (so always call one
+// of them), then it goes back for the next utterance. Audio is decoded as it is written, so finish()
 // only waits for the last frames.
 import { SpeechUnavailable, type RecognitionOptions, type RecognitionSession, type SpeechToText, type Transcript } from "../types.ts";
 import { StreamingResampler } from "../../media/resampler.ts";
