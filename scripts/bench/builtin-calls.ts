@@ -84,7 +84,8 @@ console.log("calls  completed  understood  turn p50 ms  turn p95 ms  API p50 ms 
 async function probeApi(done: Promise<unknown>): Promise<number[]> {
   const latencies: number[] = [];
   let finished = false;
-  done.finally(() => (finished = true));
+  const stop = () => (finished = true);
+  done.then(stop, stop); // a failed call is reported by the caller's await, not here as unhandled
   while (!finished) {
     const started = performance.now();
     await api("GET", "/v1/auth/me", key);

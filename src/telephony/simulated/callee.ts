@@ -73,7 +73,6 @@ export class SimulatedCallee {
   private elapsedMs = 0;
   private nextLine = 0;
   private agentTalking = false;
-  private agentStartedAtMs = -1;
   private lastAgentAudioMs = -1;
   private preparing = false;
   private digitsSent = false;
@@ -106,10 +105,7 @@ export class SimulatedCallee {
     this.agentFramesHeard++;
     const loud = rmsDbfs(decodeMulaw(frame)) > -50;
     if (loud) {
-      if (!this.agentTalking) {
-        this.agentStartedAtMs = this.elapsedMs;
-        this.agentAudioStarts.push(this.elapsedMs);
-      }
+      if (!this.agentTalking) this.agentAudioStarts.push(this.elapsedMs);
       this.agentTalking = true;
       this.lastAgentAudioMs = this.elapsedMs;
     }
@@ -137,7 +133,7 @@ export class SimulatedCallee {
       // a long silence; with barge_in, talk over the agent once it is well into its turn.
       const sinceOwnLine = this.elapsedMs - this.ownLineEndMs;
       const longSilence = !agentAnswered && !this.agentTalking && sinceOwnLine >= 4000;
-      const overAgent = this.script.bargeIn && this.agentTalking && this.elapsedMs - this.agentStartedAtMs >= 800;
+      const overAgent = this.script.bargeIn && this.agentTalking && this.elapsedMs - this.agentAudioStarts.at(-1)! >= 800;
       if (agentDone || longSilence || overAgent) this.say(this.script.lines[this.nextLine++]);
       return;
     }

@@ -179,6 +179,9 @@ class PocketsphinxSession implements RecognitionSession {
   /** Audio at another rate is resampled to the model's as it arrives. */
   private readonly resampler: StreamingResampler | null;
   private readonly utterance: number;
+  private readonly signal?: AbortSignal;
+  // Removed when the session ends: a call's signal outlives its many utterances.
+  private readonly onAbort = () => this.abort();
 
   constructor(
     private readonly handle: DecoderHandle,
@@ -196,8 +199,9 @@ class PocketsphinxSession implements RecognitionSession {
   ) {
     this.resampler = options.sampleRate === MODEL_SAMPLE_RATE ? null : new StreamingResampler({ fromRate: options.sampleRate, toRate: MODEL_SAMPLE_RATE });
     this.utterance = handle.thread.startUtterance(model, replay, (text) => this.partialListener?.(text));
-    if (options.signal?.aborted) this.abort();
-    else options.signal?.addEventListener("abort", () => this.abort(), { once: true });
+    this.signal = options.signal;
+    if (this.signal?.aborted) this.abort();
+    else this.signal?.addEventListener("abort", this.onAbort, { once: true });
   }
 
   /** Partial hypotheses (every ~300 ms of audio) arrive from the recognition thread once someone listens. */
@@ -220,6 +224,7 @@ class PocketsphinxSession implements RecognitionSession {
   async finish(): Promise<Transcript> {
     if (this.ended) return { text: "", confidence: null };
     this.ended = true;
+    this.signal?.removeEventListener("abort", this.onAbort);
     const tail = this.resampler?.flush();
     this.resampler?.free();
     if (tail && tail.length > 0) this.handle.thread.audio(tail);
@@ -236,6 +241,7 @@ class PocketsphinxSession implements RecognitionSession {
   abort(): void {
     if (this.ended) return;
     this.ended = true;
+    this.signal?.removeEventListener("abort", this.onAbort);
     this.resampler?.free();
     this.handle.thread.post({ type: "abort" });
     this.handle.thread.forget(this.utterance);
