@@ -50,6 +50,8 @@ interface CallOutcome {
   status: string;
   understood: boolean;
   endToEnd: number[];
+  /** Each turn's latency entry: where its time went. */
+  stages: Record<string, number>[];
 }
 
 async function oneCall(i: number): Promise<CallOutcome> {
@@ -65,6 +67,7 @@ async function oneCall(i: number): Promise<CallOutcome> {
     status: current.status,
     understood: transcript.some((turn) => turn.role === "caller" && /opening|hours/i.test(turn.text)),
     endToEnd: events.filter((e) => e.type === "latency").map((e) => Number(e.data.end_to_end_ms)).filter(Number.isFinite),
+    stages: events.filter((e) => e.type === "latency").map((e) => e.data as Record<string, number>),
   };
 }
 
@@ -77,12 +80,18 @@ const idle = memory();
 console.log(`server ${base}; offline recogniser: ${JSON.stringify(health.offline_recognition ?? health.engines ?? health).slice(0, 120)}`);
 console.log(`idle RSS ${idle.rss.toFixed(0)} MiB\n`);
 console.log("== simultaneous calls, built-in engines (Flite + VAD + PocketSphinx), each caller says two lines");
-console.log("   (API: GET /v1/auth/me asked every 100 ms meanwhile, p50/p99/max: what the engines' work leaves the server's other users)");
-console.log("calls  completed  understood  turn p50 ms  turn p95 ms  API p50 ms  API p99 ms  API max ms  server CPU  RSS MiB");
+console.log("   (API: GET /v1/auth/me asked every 100 ms meanwhile, p50/p99/max: what the engines' work leaves the server's other users;");
+console.log("    server CPU: over the level, and in its busiest second, in % of one core: this box has " + navigator.hardwareConcurrency + ")");
+console.log("calls  completed  understood  turn p50 ms  turn p95 ms  API p50 ms  API p99 ms  API max ms  server CPU  busiest second  RSS MiB");
 
-/** Asks a cheap authenticated request every 100 ms until `done` settles; the latencies. */
-async function probeApi(done: Promise<unknown>): Promise<number[]> {
+/**
+ * Asks a cheap authenticated request every 100 ms until `done` settles: the latencies, and the server's
+ * busiest second (its CPU over the level averages the calls' quiet ringing and listening in).
+ */
+async function probeApi(done: Promise<unknown>): Promise<{ latencies: number[]; busiestSecond: number }> {
   const latencies: number[] = [];
+  const samples: { at: number; cpu: number }[] = [];
+  let busiestSecond = 0;
   let finished = false;
   const stop = () => (finished = true);
   done.then(stop, stop); // a failed call is reported by the caller's await, not here as unhandled
@@ -90,9 +99,12 @@ async function probeApi(done: Promise<unknown>): Promise<number[]> {
     const started = performance.now();
     await api("GET", "/v1/auth/me", key);
     latencies.push(performance.now() - started);
+    samples.push({ at: performance.now(), cpu: cpuMs() });
+    const second = samples.findLast((sample) => sample.at <= samples.at(-1)!.at - 1000);
+    if (second) busiestSecond = Math.max(busiestSecond, (samples.at(-1)!.cpu - second.cpu) / (samples.at(-1)!.at - second.at));
     await Bun.sleep(100);
   }
-  return latencies;
+  return { latencies, busiestSecond: busiestSecond * 100 };
 }
 
 let placed = 0;
@@ -100,14 +112,17 @@ for (const level of LEVELS) {
   const cpuBefore = cpuMs();
   const started = performance.now();
   const calls = Promise.all(Array.from({ length: level }, () => oneCall(placed++)));
-  const [outcomes, apiLatencies] = await Promise.all([calls, probeApi(calls)]);
+  const [outcomes, { latencies: apiLatencies, busiestSecond }] = await Promise.all([calls, probeApi(calls)]);
   const cpu = ((cpuMs() - cpuBefore) / (performance.now() - started)) * 100;
   const turns = outcomes.flatMap((o) => o.endToEnd);
   console.log(
     `${String(level).padStart(5)}  ${String(outcomes.filter((o) => o.status === "completed").length).padStart(9)}  ${String(outcomes.filter((o) => o.understood).length).padStart(10)}  ` +
       `${percentile(turns, 50).toFixed(0).padStart(11)}  ${percentile(turns, 95).toFixed(0).padStart(11)}  ${percentile(apiLatencies, 50).toFixed(1).padStart(10)}  ${percentile(apiLatencies, 99).toFixed(1).padStart(10)}  ${Math.max(...apiLatencies).toFixed(1).padStart(10)}  ` +
-      `${cpu.toFixed(0).padStart(9)}%  ${memory().rss.toFixed(0).padStart(7)}`,
+      `${cpu.toFixed(0).padStart(9)}%  ${busiestSecond.toFixed(0).padStart(14)}%  ${memory().rss.toFixed(0).padStart(7)}`,
   );
+  const stages = outcomes.flatMap((o) => o.stages);
+  const stage = (name: string) => percentile(stages.map((s) => s[name]).filter(Number.isFinite), 50).toFixed(0);
+  console.log(`       a turn's p50 by stage (ms): recognition ${stage("stt_ms")}, agent ${stage("llm_ttft_ms")}, first audio ${stage("tts_ttfb_ms")}, Parley ${stage("platform_ms")}`);
 }
 
 console.log(`\n== memory over ${TOTAL} calls (${BATCH} at a time)`);

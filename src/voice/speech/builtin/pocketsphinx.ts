@@ -187,11 +187,11 @@ class PocketsphinxSession implements RecognitionSession {
     private readonly handle: DecoderHandle,
     model: PocketsphinxModel,
     /**
-     * Decode the utterance a second time once the decoder has adapted to this channel: its
+     * Decode the utterance's start a second time once the decoder has adapted to this channel: its
      * normalisation starts from whatever it heard last (wideband speech, another caller), and a first
      * utterance decoded from there comes out garbled (narrowband "thank you very much, goodbye" →
      * "what"; a browser's "what are your opening hours" after telephone calls → "what do you use").
-     * That costs the utterance's decode time once per call.
+     * The thread does it after 1.5 s of audio, while the caller talks (ADAPT_AFTER_SAMPLES).
      */
     replay: boolean,
     options: RecognitionOptions,
