@@ -2,21 +2,21 @@
 // work (Flite speaks for the agent and the caller, WebRTC VAD and PocketSphinx listen), through the
 // real server in its own process, with an API request asked every 100 ms meanwhile (how long the
 // server's other users wait); then the server's RSS after 100 calls.
-// Usage: bun scripts/bench/builtin-calls.ts [--levels 2,4,8,12] [--total 100] [--batch 10]
+// Usage: bun scripts/bench/builtin-calls.ts [--levels 2,4,8,12] [--total 100] [--batch 10] [--recognition accurate|fast]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { spawnParley } from "./spawn-parley.ts";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { levels: { type: "string", default: "2,4,8,12" }, total: { type: "string", default: "100" }, batch: { type: "string", default: "10" } } });
+const { values } = parseArgs({ args: process.argv.slice(2), options: { recognition: { type: "string", default: "accurate" }, levels: { type: "string", default: "2,4,8,12" }, total: { type: "string", default: "100" }, batch: { type: "string", default: "10" } } });
 const LEVELS = values.levels.split(",").map(Number);
 const TOTAL = Number(values.total);
 const BATCH = Number(values.batch);
 const LINES = ["What are your opening hours?", "Thanks, goodbye"];
 
 const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-builtin-"));
-const { process: server, url: base } = await spawnParley(dataDir, { PARLEY_RATE_LIMIT_PER_MINUTE: "10000000", PARLEY_LOG_LEVEL: "warn" });
+const { process: server, url: base } = await spawnParley(dataDir, { PARLEY_RATE_LIMIT_PER_MINUTE: "10000000", PARLEY_LOG_LEVEL: "warn", PARLEY_BUILTIN_RECOGNITION: values.recognition });
 const memory = () => {
   const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
   return { rss: Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1]) / 1024, peak: Number(/^VmHWM:\s+(\d+)/m.exec(status)?.[1]) / 1024 };

@@ -56,6 +56,7 @@ export function buildConfig(settings: RawSettings): Config {
   if (!/^https?:\/\/[^/]+/.test(v.stripeApiUrl)) throw new ConfigError("--stripe-api-url must be an absolute http(s) URL");
   if (!LOG_LEVELS.includes(v.logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   if (!["open", "closed"].includes(v.registration)) throw new ConfigError(`--registration must be open or closed`);
+  if (!["accurate", "fast"].includes(v.builtinRecognition)) throw new ConfigError(`--builtin-recognition must be accurate or fast, got "${v.builtinRecognition}"`);
   if (!["dns", "skip"].includes(v.domainVerification)) throw new ConfigError(`--domain-verification must be dns or skip, got "${v.domainVerification}"`);
   for (const server of v.dnsServers) {
     if (!validDnsServer(server)) throw new ConfigError(`--dns-servers: "${server}" is not an IP address with an optional port (1.1.1.1, 10.0.0.2:5353, [::1]:53)`);

@@ -60,6 +60,14 @@ describe("operator mistakes get one clear line and a non-zero exit", () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  test("a built-in recognition speed it does not have says which it has", async () => {
+    const dir = join(tempDir(), "never-created");
+    const result = await runParley(FROM_SOURCE, ["serve", "--builtin-recognition", "quick", "--port", "0", "--data-dir", dir]);
+    expectOneLineError(result, /--builtin-recognition must be accurate or fast, got "quick"/);
+    expect(result.exitCode).toBe(2);
+    expect(existsSync(dir)).toBe(false);
+  });
+
   test("a second Parley on the same port fails instead of sharing it; the first keeps serving", async () => {
     const first = await spawnServer(FROM_SOURCE, ["--data-dir", tempDir()]);
     try {

@@ -2,7 +2,7 @@
 // telephone rates, the digit grammar, decoder pooling and isolation, abort, and the message when
 // the OS packages are missing. Needs `apt-get install -y libpocketsphinx3 pocketsphinx-en-us`.
 import { afterAll, describe, expect, test } from "bun:test";
-import { builtinTts } from "../../../../src/voice/speech/builtin/index.ts";
+import { builtinRecognitionArgs, builtinStt, builtinTts, setBuiltinRecognitionSpeed } from "../../../../src/voice/speech/builtin/index.ts";
 import { pocketsphinxAvailability, PocketsphinxRecogniser, POCKETSPHINX_INSTALL } from "../../../../src/voice/speech/builtin/pocketsphinx.ts";
 import { SpeechUnavailable } from "../../../../src/voice/speech/types.ts";
 
@@ -174,6 +174,32 @@ describe.skipIf(!availability.available)("builtin:pocketsphinx recognition", () 
   test("refuses languages and models it does not have", () => {
     expect(() => recogniser.start({ language: "de-DE", sampleRate: 16_000 })).toThrow(SpeechUnavailable);
     expect(() => recogniser.start({ language: "en-US", sampleRate: 16_000, model: "whisper" })).toThrow(/digits, yes-no/);
+  });
+});
+
+describe.skipIf(!availability.available)("builtin:pocketsphinx speeds (--builtin-recognition)", () => {
+  test("fast caps the search per frame, PocketSphinx takes it, and it still understands", async () => {
+    expect(builtinRecognitionArgs("accurate")).toEqual([]);
+    expect(builtinRecognitionArgs("fast")).toEqual(["-maxhmmpf", "3000"]);
+    const fast = new PocketsphinxRecogniser({ decoderArgs: builtinRecognitionArgs("fast"), maxDecoders: 1 });
+    try {
+      const { rate, heard } = await wordErrorRate(fast, PHONE_SENTENCES, "kal16", 16_000);
+      expect(heard[0]).toBe("i would like to book an appointment");
+      expect(rate).toBeLessThanOrEqual(0.1);
+    } finally {
+      fast.close();
+    }
+  }, 60_000);
+
+  test("changing the speed gives new decoders to later calls", () => {
+    const accurate = builtinStt();
+    setBuiltinRecognitionSpeed("fast");
+    try {
+      expect(builtinStt()).not.toBe(accurate);
+      expect(builtinStt()).toBe(builtinStt());
+    } finally {
+      setBuiltinRecognitionSpeed("accurate");
+    }
   });
 });
 
