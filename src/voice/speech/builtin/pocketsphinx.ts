@@ -21,7 +21,11 @@ export interface PocketsphinxOptions {
   modelDir?: string;
   /** Decoders alive at once (each ~100 MB); a start() beyond this throws SpeechUnavailable. */
   maxDecoders?: number;
-  /** Decoders kept for reuse after their session ends. */
+  /**
+   * Decoders kept for reuse after their session ends; default as many as may live, since each call
+   * needs one again at its next utterance (with 2 kept, 4 talking calls made two new ones, ~0.4 s of
+   * CPU each, at every turn). Unused ones still go after idleFreeMs.
+   */
   maxIdleDecoders?: number;
   /** An idle decoder unused this long is freed (its ~100 MB go back to the system). Default 60 s. */
   idleFreeMs?: number;
@@ -56,7 +60,7 @@ export class PocketsphinxRecogniser implements SpeechToText {
   constructor(options: PocketsphinxOptions = {}) {
     this.modelDir = options.modelDir ?? DEBIAN_MODEL_DIR;
     this.maxDecoders = options.maxDecoders ?? 6;
-    this.maxIdleDecoders = options.maxIdleDecoders ?? 2;
+    this.maxIdleDecoders = options.maxIdleDecoders ?? this.maxDecoders;
     this.decoderArgs = options.decoderArgs ?? [];
     this.idleFreeMs = options.idleFreeMs ?? 60_000;
   }

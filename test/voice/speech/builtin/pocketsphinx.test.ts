@@ -203,6 +203,28 @@ describe.skipIf(!availability.available)("builtin:pocketsphinx speeds (--builtin
   });
 });
 
+describe.skipIf(!availability.available)("builtin:pocketsphinx pool", () => {
+  test("by default every decoder that concurrent calls used stays ready for their next turn", async () => {
+    const recogniser = new PocketsphinxRecogniser({ maxDecoders: 3 });
+    try {
+      const turn = () =>
+        Promise.all(
+          [1, 2, 3].map((call) => {
+            const session = recogniser.start({ language: "en-US", sampleRate: 8_000, channel: `call-${call}` });
+            session.write(new Int16Array(1_600));
+            return session.finish();
+          }),
+        );
+      await turn();
+      expect(recogniser.decoderCount).toBe(3); // none freed (with 2 kept, one went and was made again)
+      await turn();
+      expect(recogniser.decoderCount).toBe(3);
+    } finally {
+      recogniser.close();
+    }
+  }, 30_000);
+});
+
 describe.skipIf(!availability.available)("builtin:pocketsphinx thread", () => {
   test("decoders work on a thread of their own: the event loop keeps turning while an utterance is decoded", async () => {
     const fresh = new PocketsphinxRecogniser({ maxDecoders: 1 });
