@@ -23,7 +23,7 @@ export type BuiltinRecognitionSpeed = "accurate" | "fast";
  * PocketSphinx options per speed. `fast` caps the search at 3,000 active HMMs a frame (the library's
  * default is 30,000): on Flite speech at 8 and 16 kHz, 37% less CPU per talking caller for 1.2 points
  * more word errors (16.7% vs 15.5%), and 4 callers talking at once on 2 cores got their replies'
- * words in 0.6-1.7 s instead of 2.3-3.6 s (scripts/bench/builtin-calls.ts).
+ * words in 0.5-1.8 s instead of ~2 s (scripts/bench/builtin-calls.ts --recognition fast).
  */
 const RECOGNITION_ARGS: Record<BuiltinRecognitionSpeed, string[]> = { accurate: [], fast: ["-maxhmmpf", "3000"] };
 let recognitionSpeed: BuiltinRecognitionSpeed = "accurate";
