@@ -1,6 +1,6 @@
 import type { Config } from "../config/config.ts";
 import { cidrContains, formatIp, parseIp } from "../lib/ip.ts";
-import { randomBase62 } from "../lib/random.ts";
+import { newId } from "../lib/ids.ts";
 import type { Principal, SessionPrincipal } from "./permissions.ts";
 
 /** What one request accumulates on its way through the plugins (auth, limits, idempotency, audit). */
@@ -26,7 +26,7 @@ const metas = new WeakMap<Request, RequestMeta>();
 
 export function createRequestMeta(request: Request, peerAddress: string | undefined, config: Config, now: number): RequestMeta {
   const incoming = request.headers.get("x-request-id");
-  const id = incoming && /^[\w.:-]{8,128}$/.test(incoming) ? incoming : `req_${randomBase62(20)}`;
+  const id = incoming && /^[\w.:-]{8,128}$/.test(incoming) ? incoming : newId("req");
   const meta: RequestMeta = {
     id,
     startedAt: now,

@@ -1,4 +1,4 @@
-import { randomBase62 } from "./random.ts";
+import { BASE62_CODES, fromCodes, pushCodes, pushRandomBase62, randomBase62 } from "./random.ts";
 
 /** Every object prefix the API hands out (DESIGN.md "IDs"). */
 export type IdPrefix =
@@ -8,10 +8,8 @@ export type IdPrefix =
   | "msg" | "nls" | "cev" | "demo" | "dver";
 
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${randomBase62(20)}`;
+  return randomBase62(20, `${prefix}_`);
 }
-
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /**
  * An id that sorts by creation time: 8 base62 characters of the epoch ms, then 12 random ones (same
@@ -19,9 +17,11 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
  * row's primary-key entry lands at the end of the index instead of at a random page (4× cheaper).
  */
 export function newTimeOrderedId(prefix: IdPrefix, now: number): string {
-  let time = "";
-  for (let rest = Math.max(0, Math.floor(now)), i = 0; i < 8; i++, rest = Math.floor(rest / 62)) time = BASE62[rest % 62] + time;
-  return `${prefix}_${time}${randomBase62(12)}`;
+  const codes = pushCodes([], `${prefix}_`);
+  const time = Math.max(0, Math.floor(now));
+  // Most significant digit first, so ids sort by time (exact: every quotient is an integer below 2^53).
+  for (let power = 62 ** 7; power >= 1; power /= 62) codes.push(BASE62_CODES[Math.floor(time / power) % 62]);
+  return fromCodes(pushRandomBase62(codes, 12));
 }
 
 export function hasPrefix(id: string, prefix: IdPrefix): boolean {
