@@ -34,6 +34,7 @@ import { agentConfigForCall } from "./modules/calls/connect.ts";
 import { fundsCutoffs, startMetering } from "./modules/wallet/meter-loop.ts";
 import { AUTO_RECHARGE_JOB, runAutoRecharge } from "./modules/wallet/payments/auto-recharge.ts";
 import { paymentSweeps } from "./modules/wallet/payments/sweeps.ts";
+import { auditRetentionSweeps } from "./modules/audit-log/retention.ts";
 import { chargedUntil, enginesOf, ensureFunds, settleCall } from "./modules/wallet/metering.ts";
 import { chargeNumberFees, ensureNumberFunds, startNumberFees, stopNumberFees } from "./modules/wallet/number-fees.ts";
 import { checkWebCallAllowed, createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB, stopWorkspaceCalls } from "./modules/calls/service.ts";
@@ -273,6 +274,7 @@ export function startServer(ctx: Parley): RunningServer {
     // Numbers' months that began since the last look (or while the server was down), each charged once.
     { name: "number fees", atStart: true, pattern: "*/10 * * * *", run: () => chargeNumberFees(ctx) },
     ...paymentSweeps(ctx),
+    ...auditRetentionSweeps(ctx),
     // Expired chat and visitor sessions and spent voice tokens: reads already ignore them, so no request deletes.
     {
       name: "expired conversations",

@@ -43,6 +43,7 @@ export function buildConfig(settings: RawSettings): Config {
   for (const key of ["rateLimitPerMinute", "publicRateLimitPerMinute", "jobLeaseSeconds", "settlementSeconds"] as const) {
     if (v[key] < 1) throw new ConfigError(`${flagOf(key)} must be at least 1`);
   }
+  if (v.auditRetentionDays < 0) throw new ConfigError(`${flagOf("auditRetentionDays")} must be 0 (keep every row) or more`);
   if (v.scheduleGraceMinutes < 0) throw new ConfigError(`${flagOf("scheduleGraceMinutes")} must be 0 or more`);
   if (!/^[A-Z]{3}$/.test(v.currency)) throw new ConfigError(`--currency must be an ISO 4217 code such as USD or EUR, got "${v.currency}"`);
   if (!/^[a-z][a-z0-9]{0,19}$/.test(v.brandSlug)) {

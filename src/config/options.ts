@@ -25,6 +25,7 @@ export interface ConfigValues {
   registration: string;
   logLevel: string;
   jobLeaseSeconds: number;
+  auditRetentionDays: number;
   offline: boolean;
   builtinRecognition: string;
   scheduleGraceMinutes: number;
@@ -69,5 +70,6 @@ export const OPTIONS: OptionSpec[] = [
   { key: "domainVerification", flag: "domain-verification", env: "PARLEY_DOMAIN_VERIFICATION", type: "string", default: "dns", help: "dns: a custom domain is verified by its DNS TXT record; skip: at once (air-gapped instances)" },
   { key: "dnsServers", flag: "dns-servers", env: "PARLEY_DNS_SERVERS", type: "list", default: [], help: "comma-separated DNS servers (ip or ip:port) that verify custom domains (default: the system's)" },
   { key: "whiteLabelKeyPrefixes", flag: "white-label-key-prefixes", env: "PARLEY_WHITE_LABEL_KEY_PREFIXES", type: "boolean", default: false, help: "keys created on a reseller's verified domain carry the reseller's slug (sk_<slug>_live_)" },
+  { key: "auditRetentionDays", flag: "audit-retention-days", env: "PARLEY_AUDIT_RETENTION_DAYS", type: "integer", default: 0, help: "delete audit rows older than this many days, hourly (0: keep them all)" },
   { key: "jobLeaseSeconds", flag: "job-lease-seconds", env: "PARLEY_JOB_LEASE_SECONDS", type: "integer", default: 30, help: "how long a crashed worker's jobs wait before they run again" },
 ];
