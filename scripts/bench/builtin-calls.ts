@@ -49,8 +49,7 @@ await api("POST", `/v1/phone-numbers/${number}/assign`, key, { agent_id: agent }
 interface CallOutcome {
   status: string;
   understood: boolean;
-  endToEnd: number[];
-  /** Each turn's latency entry: where its time went. */
+  /** Each turn's latency entry: end to end, and where its time went. */
   stages: Record<string, number>[];
 }
 
@@ -66,7 +65,6 @@ async function oneCall(i: number): Promise<CallOutcome> {
   return {
     status: current.status,
     understood: transcript.some((turn) => turn.role === "caller" && /opening|hours/i.test(turn.text)),
-    endToEnd: events.filter((e) => e.type === "latency").map((e) => Number(e.data.end_to_end_ms)).filter(Number.isFinite),
     stages: events.filter((e) => e.type === "latency").map((e) => e.data as Record<string, number>),
   };
 }
@@ -114,15 +112,16 @@ for (const level of LEVELS) {
   const calls = Promise.all(Array.from({ length: level }, () => oneCall(placed++)));
   const [outcomes, { latencies: apiLatencies, busiestSecond }] = await Promise.all([calls, probeApi(calls)]);
   const cpu = ((cpuMs() - cpuBefore) / (performance.now() - started)) * 100;
-  const turns = outcomes.flatMap((o) => o.endToEnd);
+  const stages = outcomes.flatMap((o) => o.stages);
+  const stage = (name: string) => stages.map((s) => Number(s[name])).filter(Number.isFinite);
+  const turns = stage("end_to_end_ms");
   console.log(
     `${String(level).padStart(5)}  ${String(outcomes.filter((o) => o.status === "completed").length).padStart(9)}  ${String(outcomes.filter((o) => o.understood).length).padStart(10)}  ` +
       `${percentile(turns, 50).toFixed(0).padStart(11)}  ${percentile(turns, 95).toFixed(0).padStart(11)}  ${percentile(apiLatencies, 50).toFixed(1).padStart(10)}  ${percentile(apiLatencies, 99).toFixed(1).padStart(10)}  ${Math.max(...apiLatencies).toFixed(1).padStart(10)}  ` +
       `${cpu.toFixed(0).padStart(9)}%  ${busiestSecond.toFixed(0).padStart(14)}%  ${memory().rss.toFixed(0).padStart(7)}`,
   );
-  const stages = outcomes.flatMap((o) => o.stages);
-  const stage = (name: string) => percentile(stages.map((s) => s[name]).filter(Number.isFinite), 50).toFixed(0);
-  console.log(`       a turn's p50 by stage (ms): recognition ${stage("stt_ms")}, agent ${stage("llm_ttft_ms")}, first audio ${stage("tts_ttfb_ms")}, Parley ${stage("platform_ms")}`);
+  const p50 = (name: string) => percentile(stage(name), 50).toFixed(0);
+  console.log(`       a turn's p50 by stage (ms): recognition ${p50("stt_ms")}, agent ${p50("llm_ttft_ms")}, first audio ${p50("tts_ttfb_ms")}, Parley ${p50("platform_ms")}`);
 }
 
 console.log(`\n== memory over ${TOTAL} calls (${BATCH} at a time)`);
