@@ -15,8 +15,15 @@ export interface AccessClaims {
 
 type Signer = {
   sign(claims: Record<string, unknown>): Promise<string>;
-  verify(token: string, options?: { currentDate?: Date; issuer?: string }): Promise<Record<string, unknown> | false>;
+  verify(token: string, options?: { currentDate?: Date; issuer?: string; algorithms?: string[] }): Promise<Record<string, unknown> | false>;
 };
+
+/**
+ * The one algorithm Parley signs with, and so the only one it accepts: left open, the verifier takes any
+ * HMAC the key fits (HS384 and HS512 made with the instance key too), which widens what a leaked or
+ * guessed key setting can forge for nothing. `none`, in any case, never verifies.
+ */
+const ALGORITHMS = ["HS256"];
 
 const VERIFIED_CACHE_SIZE = 10_000;
 
@@ -27,7 +34,7 @@ export class AccessTokens {
   private verified = new Map<string, AccessClaims & { exp: number }>();
 
   constructor(key: Uint8Array, private clock: Clock, private issuer: string) {
-    const plugin = jwt({ name: "jwt", secret: key, alg: "HS256", iss: issuer });
+    const plugin = jwt({ name: "jwt", secret: key, alg: ALGORITHMS[0], iss: issuer });
     this.signer = (plugin as unknown as { decorator: { jwt: Signer } }).decorator.jwt;
   }
 
@@ -41,7 +48,7 @@ export class AccessTokens {
     const now = new Date(this.clock.now());
     const known = this.verified.get(token);
     if (known && known.exp * 1000 > now.getTime()) return known;
-    const claims = await this.signer.verify(token, { currentDate: now, issuer: this.issuer });
+    const claims = await this.signer.verify(token, { currentDate: now, issuer: this.issuer, algorithms: ALGORITHMS });
     if (claims && isAccessClaims(claims) && typeof claims.exp === "number") {
       if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
       const entry = { sub: claims.sub, sid: claims.sid, ws: claims.ws, exp: claims.exp };
@@ -51,7 +58,7 @@ export class AccessTokens {
     const exp = unverifiedExpiry(token);
     if (exp !== null && exp * 1000 <= now.getTime()) {
       // Only say "expired" when the signature is ours: check it as of just before expiry.
-      const genuine = await this.signer.verify(token, { currentDate: new Date((exp - 1) * 1000), issuer: this.issuer });
+      const genuine = await this.signer.verify(token, { currentDate: new Date((exp - 1) * 1000), issuer: this.issuer, algorithms: ALGORITHMS });
       if (genuine) throw new ApiError("token_expired", "the access token has expired; refresh it");
     }
     throw new ApiError("unauthorized", "the access token is not valid");
