@@ -15,7 +15,7 @@ import { idempotency } from "./http/idempotency.ts";
 import { openApiRoutes } from "./http/openapi.ts";
 import { assetRoutes } from "./web/assets.ts";
 import { dashboardRoutes } from "./web/dashboard/routes.ts";
-import { createRequestMeta } from "./http/request-meta.ts";
+import { carriesBody, createRequestMeta } from "./http/request-meta.ts";
 import { RouteIndex } from "./http/route-index.ts";
 import { agentRoutes } from "./modules/agents/routes.ts";
 import { callRoutes } from "./modules/calls/routes.ts";
@@ -83,6 +83,8 @@ export function createApp(ctx: HttpContext, services: AppServices) {
       // The meta's headers ARE the response headers, so limits set during auth reach success responses too.
       Object.assign(set.headers, meta.headers);
       meta.headers = set.headers as Record<string, string>;
+      // Nothing reads the body of a GET; with no cap of Bun's, the connection closes rather than drain it.
+      if ((request.method === "GET" || request.method === "HEAD") && carriesBody(request)) meta.headers.connection = "close";
     })
     .use(errorHandler(ctx, routes))
     .use(bodyParser(routes, ctx.config.jsonBodyLimitBytes, admission(ctx)))

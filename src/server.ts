@@ -70,8 +70,12 @@ import { DELIVERY_JOB_RUN_LIMIT } from "./webhooks/retry-policy.ts";
 /** Running jobs get this long to finish at shutdown; the rest are handed back to the queue. */
 const JOB_SHUTDOWN_DEADLINE_MS = 10_000;
 
-/** Bun's own cap; each route enforces its real limit (1 MiB JSON, larger uploads where declared). */
-const MAX_REQUEST_BODY_BYTES = 32 * 1024 * 1024;
+/**
+ * Bun's own cap, off: past it Bun answers an empty 413 of its own before Parley sees the request. Every
+ * body is read by the body parser to its route's limit (1 MiB JSON, uploads as declared), which answers
+ * problem+json and closes the connection; a body nothing reads closes the connection too (app.ts, errors).
+ */
+const MAX_REQUEST_BODY_BYTES = Number.MAX_SAFE_INTEGER;
 
 /** One Parley: the context every feature shares, with the job runner this process drives. */
 export interface Parley extends HttpContext {

@@ -1,6 +1,7 @@
 import { Elysia, ElysiaCustomStatusResponse } from "elysia";
 import type { AppContext } from "../core/context.ts";
 import { recordAudit } from "./audit-writer.ts";
+import { redactedPath } from "./redaction.ts";
 import { findRequestMeta } from "./request-meta.ts";
 import type { RouteIndex } from "./route-index.ts";
 
@@ -35,7 +36,8 @@ export function auditRequest(ctx: AppContext, routes: RouteIndex, request: Reque
     apiKeyId: principal?.apiKeyId ?? null,
     action: operationId ?? `${request.method} ${route}`,
     method: request.method,
-    path: pathOf(request.url),
+    // A one-time token in the path (an invitation's) must not outlive its use in the log.
+    path: redactedPath(route, pathOf(request.url)),
     status: meta.status ?? status,
     ip: meta.ip,
     userAgent: meta.userAgent,

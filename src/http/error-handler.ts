@@ -1,11 +1,13 @@
 import { Elysia, ValidationError } from "elysia";
 import type { HttpContext } from "./context.ts";
 import { databaseRefusal, type Refusal } from "../db/refusals.ts";
-import { ApiError, problemBody, problemResponse, type ErrorCode, type FieldError } from "./errors.ts";
+import { ApiError, problemBody, type ErrorCode, type FieldError, type ProblemExtensions } from "./errors.ts";
 import { auditRequest } from "./audit-trail.ts";
 import { settleIdempotency } from "./idempotency.ts";
+import { lingeringAnswer } from "./lingering.ts";
+import { loggableTarget } from "./redaction.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
-import { createRequestMeta, findRequestMeta, type RequestMeta } from "./request-meta.ts";
+import { carriesBody, createRequestMeta, findRequestMeta, type RequestMeta } from "./request-meta.ts";
 import type { RouteIndex } from "./route-index.ts";
 import { fieldErrors, schemaErrors } from "./validation.ts";
 
@@ -25,12 +27,14 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
     let problemCode: ErrorCode;
     let detail: string;
     let errors: FieldError[] | undefined;
+    let members: ProblemExtensions | undefined;
     const refusal = databaseRefusal(error);
 
     if (error instanceof ApiError) {
       problemCode = error.code;
       detail = error.message;
       errors = error.extra.errors;
+      members = error.extra.members;
       Object.assign(headers, error.extra.headers);
     } else if (code === "VALIDATION" && (error as ValidationError).type !== "response") {
       problemCode = "validation_failed";
@@ -52,18 +56,22 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
       problemCode = "service_unavailable";
       detail = REFUSALS[refusal].detail;
       headers["retry-after"] = String(REFUSALS[refusal].retryAfterSeconds);
-      ctx.logger[refusal === "busy" ? "warn" : "error"]("the database refused a request's write", { request_id: meta.id, method: request.method, path: new URL(request.url).pathname, error });
+      ctx.logger[refusal === "busy" ? "warn" : "error"]("the database refused a request's write", { request_id: meta.id, method: request.method, path: loggableTarget(route, request.url), error });
     } else {
       problemCode = "internal_error";
       detail = `an unexpected error occurred; quote request id ${meta.id} when reporting it`;
-      ctx.logger.error("unhandled error", { request_id: meta.id, method: request.method, path: new URL(request.url).pathname, error, stack: (error as Error)?.stack });
+      ctx.logger.error("unhandled error", { request_id: meta.id, method: request.method, path: loggableTarget(route, request.url), error, stack: (error as Error)?.stack });
     }
 
-    const problem = problemBody(problemCode, detail, meta.id, errors);
+    const problem = problemBody(problemCode, detail, meta.id, errors, members);
     meta.status = problem.status;
-    settleIdempotency(ctx, meta, problem.status, JSON.stringify(problem), "application/problem+json");
+    const text = JSON.stringify(problem);
+    settleIdempotency(ctx, meta, problem.status, text, "application/problem+json");
     auditRequest(ctx, routes, request, route, problem.status);
-    return problemResponse(problem, headers);
+    headers["content-type"] = "application/problem+json";
+    // A body left unread (refused at its limit, or before it was read: 401, 404) cannot be taken for the next request.
+    if (!meta.bodyRead && carriesBody(request)) return lingeringAnswer(text, { status: problem.status, headers }, request.body);
+    return new Response(text, { status: problem.status, headers });
   });
 }
 

@@ -2,6 +2,7 @@
 export const ERROR_CODES = {
   bad_request: { status: 400, title: "Bad request" },
   malformed_json: { status: 400, title: "Malformed JSON" },
+  nesting_too_deep: { status: 400, title: "JSON nested too deeply" },
   unauthorized: { status: 401, title: "Unauthorized" },
   token_expired: { status: 401, title: "Token expired" },
   invalid_credentials: { status: 401, title: "Invalid credentials" },
@@ -45,13 +46,19 @@ export interface FieldError {
   message: string;
 }
 
+/** Members a problem may carry beyond RFC 9457's, for a client to act on (the limit that applied). */
+export interface ProblemExtensions {
+  limit_bytes?: number;
+  max_depth?: number;
+}
+
 /** Thrown anywhere in a request; the one error handler turns it into problem+json. */
 export class ApiError extends Error {
   readonly status: number;
   constructor(
     readonly code: ErrorCode,
     detail?: string,
-    readonly extra: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+    readonly extra: { errors?: FieldError[]; headers?: Record<string, string>; members?: ProblemExtensions } = {},
   ) {
     super(detail ?? ERROR_CODES[code].title);
     this.status = ERROR_CODES[code].status;
@@ -63,6 +70,16 @@ export const notFound = (what: string) => new ApiError("not_found", `${what} not
 export const invalid = (field: string, message: string) =>
   new ApiError("validation_failed", `${field}: ${message}`, { errors: [{ field, message }] });
 
+/** 413 naming the limit that applied, in words and as `limit_bytes`. */
+export function payloadTooLarge(limitBytes: number, detail = `the body exceeds the ${sizeInWords(limitBytes)} limit`): ApiError {
+  return new ApiError("payload_too_large", detail, { members: { limit_bytes: limitBytes } });
+}
+
+export function sizeInWords(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Math.round(bytes / 1024 / 1024)} MiB`;
+  return bytes >= 1024 ? `${Math.round(bytes / 1024)} KiB` : `${bytes} bytes`;
+}
+
 export interface Problem {
   type: string;
   title: string;
@@ -71,9 +88,11 @@ export interface Problem {
   code: ErrorCode;
   request_id: string;
   errors?: FieldError[];
+  limit_bytes?: number;
+  max_depth?: number;
 }
 
-export function problemBody(code: ErrorCode, detail: string, requestId: string, errors?: FieldError[]): Problem {
+export function problemBody(code: ErrorCode, detail: string, requestId: string, errors?: FieldError[], members?: ProblemExtensions): Problem {
   const { status, title } = ERROR_CODES[code];
   return {
     type: `urn:problem:${code}`, // brand-neutral: white-label instances must not point at our domain
@@ -83,12 +102,6 @@ export function problemBody(code: ErrorCode, detail: string, requestId: string, 
     code,
     request_id: requestId,
     ...(errors ? { errors } : {}),
+    ...members,
   };
-}
-
-export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(problem), {
-    status: problem.status,
-    headers: { ...headers, "content-type": "application/problem+json" },
-  });
 }

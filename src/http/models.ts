@@ -17,7 +17,9 @@ export const Problem = t.Object(
     detail: t.String(),
     code: t.Union(Object.keys(ERROR_CODES).map((code) => t.Literal(code))),
     request_id: t.String(),
-    errors: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }))),
+    errors: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }), { description: "The offending fields, at most 20" })),
+    limit_bytes: t.Optional(t.Integer({ description: "`payload_too_large`: the size limit that applied, in bytes" })),
+    max_depth: t.Optional(t.Integer({ description: "`nesting_too_deep`: how deep JSON may nest arrays and objects" })),
   },
   { description: "RFC 9457 problem details" },
 );

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH } from "./body-parser.ts";
 import type { RouteAuth } from "./permissions.ts";
 import type { RouteInfo } from "./route-index.ts";
 
@@ -5,8 +6,8 @@ type Json = Record<string, unknown>;
 
 /** Every problem an operation may answer, described once under `components.responses`. */
 const PROBLEMS = {
-  MalformedBody: ["400", "Malformed JSON"],
-  PayloadTooLarge: ["413", "Body over the size limit"],
+  MalformedBody: ["400", `Malformed JSON (\`malformed_json\`), or JSON nested more than ${MAX_JSON_DEPTH} levels deep (\`nesting_too_deep\`)`],
+  PayloadTooLarge: ["413", "Body over the size limit; `limit_bytes` is the limit that applied"],
   UnsupportedMediaType: ["415", "Content-Type not accepted"],
   CarrierSignature: ["403", "The carrier's signature is missing or does not verify (`forbidden`)"],
   SessionTokenInvalid: ["401", "The session token is missing, unknown, already used (`unauthorized`) or expired (`token_expired`)"],

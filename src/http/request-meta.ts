@@ -18,6 +18,8 @@ export interface RequestMeta {
   status?: number;
   /** Set once the route's guard has run (before the body is read, or in transform). */
   admitted?: boolean;
+  /** Set once the body has been read to its end: an error answer may then keep the connection open. */
+  bodyRead?: boolean;
   /** Set once the audit row is queued, so no path records a request twice. */
   audited?: boolean;
 }
@@ -36,6 +38,12 @@ export function createRequestMeta(request: Request, peerAddress: string | undefi
   };
   metas.set(request, meta);
   return meta;
+}
+
+/** Whether a request says it sends a body (a length above 0, or chunked). */
+export function carriesBody(request: Request): boolean {
+  const length = request.headers.get("content-length");
+  return (length !== null && length !== "0") || request.headers.has("transfer-encoding");
 }
 
 export function requestMeta(request: Request): RequestMeta {

@@ -119,7 +119,8 @@ export async function* readCsv(stream: ReadableStream<Uint8Array>, onBytes: (tot
     }
     yield* parser.finish();
   } finally {
-    await reader.cancel().catch(() => {});
+    // Released, not cancelled: what is left of an HTTP body is the server's to drain before it closes.
+    reader.releaseLock();
   }
 }
 

@@ -111,7 +111,7 @@ export const agentFields = {
   knowledge_base_ids: t.Array(t.String(), { maxItems: 20, uniqueItems: true }),
   extraction: t.Array(ExtractionField, { maxItems: 50, description: "Fields filled after the call into `extracted` of call.completed" }),
   webhook_url: t.Union([t.String({ maxLength: 2048 }), t.Null()], { description: "Receives the call lifecycle events (https; see webhooks)" }),
-  webhook_events: t.Array(OneOf(AGENT_EVENT_TYPES), { uniqueItems: true, description: "Which lifecycle events to send (default: all)" }),
+  webhook_events: t.Array(OneOf(AGENT_EVENT_TYPES), { maxItems: AGENT_EVENT_TYPES.length, uniqueItems: true, description: "Which lifecycle events to send (default: all)" }),
   metadata: t.Record(t.String(), t.Unknown(), { description: "Your own data, returned as given" }),
 };
 

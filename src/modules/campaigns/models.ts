@@ -30,7 +30,7 @@ export const WindowInput = t.Object(
 
 export const RetryInput = t.Object(
   {
-    on: t.Array(OneOf(["no_answer", "busy", "voicemail", "failed"]), { uniqueItems: true, description: "Outcomes worth another attempt" }),
+    on: t.Array(OneOf(["no_answer", "busy", "voicemail", "failed"]), { maxItems: 4, uniqueItems: true, description: "Outcomes worth another attempt" }),
     max_attempts: t.Integer({ minimum: 1, maximum: 10, description: "Attempts in total, the first included" }),
     delay_minutes: t.Integer({ minimum: 1, maximum: 10080, description: "Wait before the next attempt" }),
   },

@@ -3,7 +3,7 @@ import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { campaignContacts, campaigns } from "../../db/schema/index.ts";
-import { ApiError, invalid } from "../../http/errors.ts";
+import { ApiError, invalid, payloadTooLarge } from "../../http/errors.ts";
 import { OneOf } from "../../http/models.ts";
 import { CsvFormatError, readCsv, type CsvRecord } from "../../lib/csv-reader.ts";
 import { isValidTimeZone } from "../../lib/time.ts";
@@ -99,7 +99,7 @@ interface Rejection {
 /** Reads the whole file first (rows are small; 100,000 fit easily), so nothing is written unless all of it reads. */
 async function readContacts(campaign: CampaignRow, stream: ReadableStream<Uint8Array>) {
   const records = readCsv(stream, (bytes) => {
-    if (bytes > MAX_UPLOAD_BYTES) throw new ApiError("payload_too_large", `the file exceeds the ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB limit`);
+    if (bytes > MAX_UPLOAD_BYTES) throw payloadTooLarge(MAX_UPLOAD_BYTES, `the file exceeds the ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB limit`);
   });
   let layout: ReturnType<typeof columnsOf> | null = null;
   const contacts: ParsedContact[] = [];

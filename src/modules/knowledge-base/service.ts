@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { knowledgeBases, knowledgeSources } from "../../db/schema/index.ts";
-import { ApiError, invalid, notFound } from "../../http/errors.ts";
+import { ApiError, invalid, notFound, payloadTooLarge } from "../../http/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { checkUrlShape, OutboundRefused } from "../../net/outbound.ts";
 import { DEFAULT_CHUNK_OPTIONS, validateChunkOptions } from "../../knowledge/chunking/index.ts";
@@ -138,7 +138,7 @@ export async function addSource(ctx: AppContext, workspaceId: string, knowledgeB
   let row: repo.SourceRow;
   if ("file" in input) {
     const file = input.file;
-    if (file.size > MAX_FILE_BYTES) throw new ApiError("payload_too_large", `files may be at most ${MAX_FILE_BYTES / 1024 / 1024} MiB`);
+    if (file.size > MAX_FILE_BYTES) throw payloadTooLarge(MAX_FILE_BYTES, `files may be at most ${MAX_FILE_BYTES / 1024 / 1024} MiB`);
     const bytes = new Uint8Array(await file.arrayBuffer());
     try {
       detectFormat({ bytes, filename: file.name, contentType: file.type || undefined });

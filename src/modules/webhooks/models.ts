@@ -39,7 +39,7 @@ export const EndpointWithSecret = t.Composite([
 export const EndpointCreate = t.Object(
   {
     url: t.String({ minLength: 1, maxLength: 2048, description: "Absolute https URL (http and private addresses only when the operator allows them)" }),
-    events: t.Array(EventType, { minItems: 1, uniqueItems: true }),
+    events: t.Array(EventType, { minItems: 1, maxItems: WORKSPACE_EVENT_TYPES.length, uniqueItems: true }),
     description: t.Optional(t.String({ maxLength: 500 })),
   },
   { additionalProperties: false },

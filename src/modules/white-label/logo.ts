@@ -38,6 +38,7 @@ export function decodeLogo(input: { content_type: string; data_base64: string })
   if (size > WHITE_LABEL_LIMITS.logoBytes) {
     throw new ApiError("payload_too_large", `logo.data_base64: the image is ${size} bytes; the most allowed is ${WHITE_LABEL_LIMITS.logoBytes}`, {
       errors: [{ field: "logo.data_base64", message: `is ${size} bytes; the most allowed is ${WHITE_LABEL_LIMITS.logoBytes}` }],
+      members: { limit_bytes: WHITE_LABEL_LIMITS.logoBytes },
     });
   }
   const bytes = Buffer.from(text, "base64");

@@ -3111,7 +3111,7 @@ _ProblemRequired = TypedDict(
         "title": str,
         "status": int,
         "detail": str,
-        "code": Literal["bad_request", "malformed_json", "unauthorized", "token_expired", "invalid_credentials", "insufficient_funds", "workspace_suspended", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "conflict", "invalid_state", "agent_in_use", "resource_in_use", "agent_not_ready", "email_taken", "already_member", "last_owner", "name_taken", "number_unavailable", "demo_unavailable", "domain_not_verified", "payment_provider_unavailable", "idempotency_key_reused", "idempotency_in_progress", "gone", "payload_too_large", "unsupported_media_type", "validation_failed", "rate_limited", "internal_error", "bad_gateway", "service_unavailable"],
+        "code": Literal["bad_request", "malformed_json", "nesting_too_deep", "unauthorized", "token_expired", "invalid_credentials", "insufficient_funds", "workspace_suspended", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "conflict", "invalid_state", "agent_in_use", "resource_in_use", "agent_not_ready", "email_taken", "already_member", "last_owner", "name_taken", "number_unavailable", "demo_unavailable", "domain_not_verified", "payment_provider_unavailable", "idempotency_key_reused", "idempotency_in_progress", "gone", "payload_too_large", "unsupported_media_type", "validation_failed", "rate_limited", "internal_error", "bad_gateway", "service_unavailable"],
         "request_id": str,
     },
 )
@@ -3120,7 +3120,9 @@ _ProblemRequired = TypedDict(
 _ProblemOptional = TypedDict(
     "_ProblemOptional",
     {
-        "errors": List[ProblemErrorsItem],
+        "errors": List[ProblemErrorsItem],  # The offending fields, at most 20
+        "limit_bytes": int,  # `payload_too_large`: the size limit that applied, in bytes
+        "max_depth": int,  # `nesting_too_deep`: how deep JSON may nest arrays and objects
     },
     total=False,
 )

@@ -1875,12 +1875,17 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  code: "bad_request" | "malformed_json" | "unauthorized" | "token_expired" | "invalid_credentials" | "insufficient_funds" | "workspace_suspended" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "invalid_state" | "agent_in_use" | "resource_in_use" | "agent_not_ready" | "email_taken" | "already_member" | "last_owner" | "name_taken" | "number_unavailable" | "demo_unavailable" | "domain_not_verified" | "payment_provider_unavailable" | "idempotency_key_reused" | "idempotency_in_progress" | "gone" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable";
+  code: "bad_request" | "malformed_json" | "nesting_too_deep" | "unauthorized" | "token_expired" | "invalid_credentials" | "insufficient_funds" | "workspace_suspended" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "invalid_state" | "agent_in_use" | "resource_in_use" | "agent_not_ready" | "email_taken" | "already_member" | "last_owner" | "name_taken" | "number_unavailable" | "demo_unavailable" | "domain_not_verified" | "payment_provider_unavailable" | "idempotency_key_reused" | "idempotency_in_progress" | "gone" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable";
   request_id: string;
+  /** The offending fields, at most 20 */
   errors?: {
     field: string;
     message: string;
   }[];
+  /** `payload_too_large`: the size limit that applied, in bytes */
+  limit_bytes?: number;
+  /** `nesting_too_deep`: how deep JSON may nest arrays and objects */
+  max_depth?: number;
 }
 
 export interface ProfileUpdate {
