@@ -79,8 +79,10 @@ export async function serve(args: ParsedArgs): Promise<void> {
 
   ctx.logger.info(`${ctx.brand.name} ${VERSION} listening on ${server.boundTo}`, { bound_to: server.boundTo, public_url: ctx.publicUrl, data_dir: ctx.config.dataDir });
   note(`Listening on ${server.boundTo}`);
-  note(`API:      ${ctx.publicUrl}/v1   (OpenAPI: ${ctx.publicUrl}/openapi.json)`);
-  note(`Data dir: ${ctx.config.dataDir}`);
+  // Served at / and under --dashboard-url's path: the one the operator named is the one to open.
+  note(`Dashboard: ${ctx.config.dashboardUrl || ctx.publicUrl}/`);
+  note(`API:       ${ctx.publicUrl}/v1   (OpenAPI: ${ctx.publicUrl}/openapi.json)`);
+  note(`Data dir:  ${ctx.config.dataDir}`);
   const userCount = ctx.db.select({ n: sql<number>`count(*)` }).from(users).get()!.n;
   if (userCount === 0) note(`No users yet: register at POST ${ctx.publicUrl}/v1/auth/register, or: parley user create --email you@example.com --password-stdin --operator`);
 }

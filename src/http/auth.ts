@@ -86,11 +86,7 @@ function buildAdmission(ctx: HttpContext): Admit {
     meta.principal = principal;
     enforceRateLimit(rateLimiter, meta, `cred:${principal.apiKeyId ?? principal.userId}`, config.rateLimitPerMinute);
     assertNotSuspended(ctx, principal.workspaceId);
-    requireLevel(principal, guard);
-    // The specification: read-only keys make GET requests only (search has a GET form for them).
-    if (principal.scope === "read-only" && request.method !== "GET" && request.method !== "HEAD") {
-      throw new ApiError("insufficient_scope", `read-only API keys may make GET requests only; this is ${request.method}`);
-    }
+    requireLevel(principal, guard, request.method);
   };
 }
 

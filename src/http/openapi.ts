@@ -8,7 +8,7 @@ import { TAGS, type Tag } from "./docs.ts";
 import { pascal, SchemaComponents, toJsonSchema } from "./openapi-components.ts";
 import { errorResponses, IDEMPOTENCY_KEY, problemResponses, type ProblemName } from "./openapi-errors.ts";
 import { Problem } from "./models.ts";
-import type { RouteAuth } from "./permissions.ts";
+import { requiredScope, type RouteAuth } from "./permissions.ts";
 import type { RouteIndex, RouteInfo } from "./route-index.ts";
 import { AGENT_EVENT_TYPES, EVENT_DATA, TEST_EVENT_TYPE, WORKSPACE_EVENT_TYPES, agentEnvelope, workspaceEnvelope } from "../webhooks/event-types.ts";
 import { brandSignatureHeader } from "../webhooks/signing.ts";
@@ -25,6 +25,9 @@ const AUTH_DESCRIPTION: Record<RouteAuth, string> = {
   carrier: "Called by the carrier itself, which proves it with its own signature (`X-Twilio-Signature`; Telnyx's Ed25519 headers) checked against the connection's credentials; no Parley credential.",
   token: "A single-use session token in the query (`?token=`) from POST /v1/realtime/token or a widget's voice-token; no API key reaches the browser. Rate-limited per client IP.",
 };
+
+/** A read served by another method than GET, which read-only keys may not use (`requiredScope`). */
+const READ_NOT_GET = "API key scope `write` or `admin` (read-only keys make GET requests only), or a member of any role.";
 
 /** Who the document speaks as: the instance, or the brand of the custom domain it was asked on. */
 export interface DocumentBrand {
@@ -84,6 +87,7 @@ export function buildOpenApi(ctx: AppContext, routes: RouteIndex, brand: Documen
 function describeOperation(route: RouteInfo, components: SchemaComponents, problems: Set<ProblemName>): Json {
   const { "x-probe": _probe, "x-body-types": _types, "x-max-body-bytes": _limit, "x-body-stream": _stream, "x-body-raw": _raw, "x-response-types": _responseTypes, ...detail } = (route.hooks.detail as Json | undefined) ?? {};
   const auth = route.auth ?? "public";
+  const scope = requiredScope(auth, route.method);
   const hasBody = Boolean(route.hooks.body);
   const parameters: Json[] = [];
   const pathNames = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
@@ -100,8 +104,8 @@ function describeOperation(route: RouteInfo, components: SchemaComponents, probl
   if (route.method === "POST") parameters.push({ $ref: "#/components/parameters/IdempotencyKey" });
   const operation: Json = {
     ...detail,
-    description: [detail.description, `**Auth:** ${AUTH_DESCRIPTION[auth]}`].filter(Boolean).join("\n\n"),
-    "x-required-scope": auth,
+    description: [detail.description, `**Auth:** ${scope === auth ? AUTH_DESCRIPTION[auth] : READ_NOT_GET}`].filter(Boolean).join("\n\n"),
+    "x-required-scope": scope,
     security: auth === "public" || auth === "carrier" || auth === "token" ? [] : [{ bearerAuth: [] }],
     parameters,
     responses: { ...successResponses(route, components, name), ...errorResponses(route, auth, { body: hasBody || route.bodyTypes.length > 0, pathParams: pathNames.length > 0, query: Boolean(query) }, problems) },

@@ -37,14 +37,30 @@ export interface SessionPrincipal {
   workspaceId: string | null;
 }
 
-export function requireLevel(principal: Principal, needed: WorkspaceLevel | "operator"): void {
+/**
+ * The level an API key needs for an operation of a route at `needed`: read-only keys make GET requests
+ * only (the specification), so a read served by another method (POST search) takes a write key.
+ * Members keep the route's level. Admission enforces this; the OpenAPI document shows it.
+ */
+export function keyLevelFor(needed: WorkspaceLevel, method: string): WorkspaceLevel {
+  return needed === "read" && method !== "GET" && method !== "HEAD" ? "write" : needed;
+}
+
+/** An operation's `x-required-scope` in the OpenAPI document: for workspace routes, the API key scope it takes. */
+export function requiredScope(auth: RouteAuth, method: string): RouteAuth {
+  return auth === "read" || auth === "write" || auth === "admin" ? keyLevelFor(auth, method) : auth;
+}
+
+export function requireLevel(principal: Principal, needed: WorkspaceLevel | "operator", method: string): void {
   if (needed === "operator") {
     if (!principal.isOperatorWorkspace || principal.level !== "admin") {
       throw new ApiError("forbidden", "this operation is reserved to an admin of the instance operator's workspace");
     }
     return;
   }
-  if (RANK[principal.level] >= RANK[needed]) return;
+  const level = principal.kind === "api_key" ? keyLevelFor(needed, method) : needed;
+  if (RANK[principal.level] >= RANK[level]) return;
+  if (level !== needed) throw new ApiError("insufficient_scope", `read-only API keys may make GET requests only; this is ${method}`);
   const held = principal.kind === "api_key" ? `API key scope "${principal.scope}"` : `role "${principal.role}"`;
   throw new ApiError("insufficient_scope", `this operation needs ${needed} access; the credential has ${held}`);
 }

@@ -4,7 +4,7 @@ import { knowledgeBases, knowledgeSources } from "../db/schema/index.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { JobDiscard, JobRetryLater } from "../jobs/outcomes.ts";
 import type { RunningJob } from "../jobs/runner.ts";
-import { sendOutbound } from "../net/outbound.ts";
+import { OutboundRefused, sendOutbound } from "../net/outbound.ts";
 import { ProviderError } from "../providers/connection.ts";
 import { chunkText } from "./chunking/index.ts";
 import { embedderFor } from "./embedders.ts";
@@ -57,8 +57,10 @@ export async function indexSource(ctx: AppContext, job: RunningJob<{ source_id: 
       job.complete();
     })();
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const permanent = error instanceof JobDiscard || error instanceof UnsupportedFormat || error instanceof UnreadableDocument || job.attempt >= job.maxAttempts;
+    // Refused by the URL rules (as a webhook delivery is): the policy answers the same on every retry.
+    const message = error instanceof OutboundRefused ? `refused: ${error.message}` : error instanceof Error ? error.message : String(error);
+    const permanent =
+      error instanceof JobDiscard || error instanceof OutboundRefused || error instanceof UnsupportedFormat || error instanceof UnreadableDocument || job.attempt >= job.maxAttempts;
     // A source deleted mid-way makes its chunks' inserts fail: nothing to report then.
     if (!ctx.db.select({ id: knowledgeSources.id }).from(knowledgeSources).where(eq(knowledgeSources.id, source.id)).get()) return;
     update(permanent ? { status: "failed", error: message } : { status: "pending", error: `retrying: ${message}` });

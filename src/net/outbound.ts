@@ -24,7 +24,8 @@ export function checkUrlShape(raw: string, policy: OutboundPolicy): URL {
   if (url.username || url.password) throw new OutboundRefused("must not carry credentials; use the signing secret");
   if (policy.allowPrivate) return url;
   if (url.protocol !== "https:") throw new OutboundRefused("must use https (http is allowed only when the operator enables private URLs)");
-  const host = url.hostname.replace(/^\[|\]$/g, "");
+  // A name's final dot ("localhost.") names the same host.
+  const host = url.hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "");
   if (isIP(host) && !isPublicAddress(host)) throw new OutboundRefused("points at a private, loopback or link-local address");
   if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal") || host.endsWith(".local")) {
     throw new OutboundRefused("points at a local host name");

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { startFakeOpenAI } from "../helpers/fake-openai.ts";
-import { serverWithUser } from "../helpers/fixtures.ts";
+import { registerUser, serverWithUser } from "../helpers/fixtures.ts";
 import { buildPdf } from "../helpers/pdf.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { tempDirs } from "../helpers/temp-dirs.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
 
 const s = serverWithUser("owner");
@@ -197,3 +199,70 @@ describe("knowledge base sources", () => {
     expect(unrelated.body.reply).toBe("I'm sorry, I don't have an answer to that. Is there anything else I can help with?");
   });
 });
+
+describe("URL sources when private targets are not allowed (the default)", () => {
+  const dataDirs = tempDirs("parley-kb-strict-");
+
+  test("a URL the rules refuse outright is 422 on url at creation", async () => {
+    const strict = await startTestServer({ settings: { allowPrivateUrls: "false" } });
+    try {
+      const owner = await registerUser(strict.api);
+      const kb = (await strict.api.post("/v1/knowledge-base", { name: "Strict" }, { token: owner.token })).body.id;
+      const cases: [string, RegExp][] = [
+        ["http://docs.example.com/faq", /must use https/],
+        ["https://127.0.0.1/faq", /private, loopback or link-local/],
+        ["https://[::1]/faq", /private, loopback or link-local/],
+        ["https://localhost/faq", /local host name/],
+        ["https://localhost./faq", /local host name/],
+      ];
+      for (const [url, message] of cases) {
+        const res = await strict.api.post(`/v1/knowledge-base/${kb}/sources`, { type: "url", url }, { token: owner.token });
+        expect(`${url} ${res.status}`).toBe(`${url} 422`);
+        expect(res.body.errors[0].field).toBe("url");
+        expect(res.body.errors[0].message).toMatch(message);
+      }
+    } finally {
+      await strict.stop();
+    }
+  });
+
+  test("a URL the rules refuse when it is fetched fails at once with the reason, without retries", async () => {
+    // Stored while private URLs were allowed; the operator then turns them off and the source is reindexed.
+    const site = startReceiver(() => new Response("<html><title>FAQ</title><body><p>Parking is free for all visitors.</p></body></html>", { headers: { "content-type": "text/html" } }));
+    const dataDir = dataDirs();
+    const open = await startTestServer({ settings: { dataDir } });
+    const owner = await registerUser(open.api);
+    const kb = (await open.api.post("/v1/knowledge-base", { name: "Intranet" }, { token: owner.token })).body.id;
+    const added = await open.api.post(`/v1/knowledge-base/${kb}/sources`, { type: "url", url: `${site.url.replace("/hook", "")}/faq` }, { token: owner.token });
+    expect(added.status).toBe(202);
+    const sourcePath = `/v1/knowledge-base/${kb}/sources/${added.body.id}`;
+    expect((await settledOn(open, sourcePath, owner.token)).status).toBe("ready");
+    await open.stop();
+
+    const strict = await startTestServer({ settings: { dataDir, allowPrivateUrls: "false" } });
+    try {
+      const login = await strict.api.post("/v1/auth/login", { email: owner.email, password: owner.password });
+      expect((await strict.api.post(`${sourcePath}/reindex`, undefined, { token: login.body.access_token })).status).toBe(202);
+      const failed = await settledOn(strict, sourcePath, login.body.access_token);
+      expect(failed).toMatchObject({ status: "failed" });
+      expect(failed.error).toMatch(/^refused: must use https/);
+      const jobs = strict.ctx.sqlite.prepare("SELECT state, attempt FROM jobs WHERE type = 'knowledge.index' AND payload ->> 'source_id' = ? ORDER BY created_at").all(added.body.id);
+      expect(jobs.at(-1)).toEqual({ state: "discarded", attempt: 1 });
+      expect(site.requests).toHaveLength(1); // only the fetch made while private URLs were allowed
+    } finally {
+      await strict.stop();
+      site.stop();
+    }
+  });
+});
+
+/** Waits (real time) until the source is ready, failed, or carries an error (a retry is pending). */
+async function settledOn(server: TestServer, sourcePath: string, bearer: string) {
+  for (let i = 0; i < 600; i++) {
+    await server.ctx.jobs.drain();
+    const res = await server.api.get(sourcePath, { token: bearer });
+    if (res.body.status === "ready" || res.body.status === "failed" || res.body.error) return res.body;
+    await Bun.sleep(20);
+  }
+  throw new Error("source never settled");
+}

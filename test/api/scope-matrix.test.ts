@@ -56,6 +56,8 @@ function expectation(auth: string, kind: Kind, method: string): "allowed" | "una
 const operations = servedOperations();
 /** WebSockets whose caller proves itself inside the protocol (Telnyx signs no handshake). */
 const IN_PROTOCOL = new Set(["GET /v1/telephony/telnyx/stream"]);
+/** A WebSocket operation is asked for an upgrade, so its guard (not the missing upgrade) answers. */
+const UPGRADE = { upgrade: "websocket", connection: "Upgrade", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" };
 
 describe("scope matrix", () => {
   test("covers every implemented operation", () => {
@@ -71,8 +73,7 @@ describe("scope matrix", () => {
         const token = SESSION_ENDING.has(`${op.method} ${op.path}`) ? await freshToken(kind) : tokens[kind];
         // An empty JSON object: auth must be decided before the body is even validated.
         const body = ["POST", "PATCH", "PUT"].includes(op.method) ? {} : undefined;
-        // A WebSocket operation is asked for an upgrade, so its guard (not the missing upgrade) answers.
-        const upgrade = op.purpose.startsWith("WebSocket") ? { upgrade: "websocket", connection: "Upgrade", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" } : undefined;
+        const upgrade = op.purpose.startsWith("WebSocket") ? UPGRADE : undefined;
         const res = await server.api.request(op.method, path, body, { token, headers: upgrade });
         const expected = expectation(op.auth, kind, op.method);
         const outcome = `${kind}: ${res.status} ${res.body?.code ?? ""}`;
@@ -88,4 +89,41 @@ describe("scope matrix", () => {
       }
     });
   }
+});
+
+type KeyScope = "read-only" | "write" | "admin";
+const KEY_KIND: Record<KeyScope, Kind> = { "read-only": "read-key", write: "write-key", admin: "admin-key" };
+
+/** What a key of `scope` must get from an operation, judged by the document's `x-required-scope` alone. */
+function documentedOutcome(required: string, scope: KeyScope): string {
+  if (required in NEEDED) return LEVEL[KEY_KIND[scope]] >= NEEDED[required] ? "allowed" : "403 insufficient_scope";
+  if (required === "public") return "allowed";
+  if (required === "token") return "401 unauthorized"; // only the single-use session token admits
+  return "403 forbidden"; // user (a person's token), operator (not this workspace), carrier (its own signature)
+}
+
+describe("the document's x-required-scope is what the server enforces on API keys", () => {
+  test("every operation of /openapi.json, with a read-only, a write and an admin key", async () => {
+    const doc = (await server.api.get("/openapi.json")).body;
+    const mismatches: string[] = [];
+    let checked = 0;
+    for (const [template, operationsOfPath] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [lower, op] of Object.entries<any>(operationsOfPath)) {
+        const method = lower.toUpperCase();
+        if (IN_PROTOCOL.has(`${method} ${template}`)) continue;
+        const path = template.replace(/\{[^}]+\}/g, "zz_doesnotexist");
+        const body = ["POST", "PATCH", "PUT"].includes(method) ? {} : undefined;
+        const upgrade = op.responses["101"] ? UPGRADE : undefined;
+        for (const scope of ["read-only", "write", "admin"] as const) {
+          const res = await server.api.request(method, path, body, { token: tokens[KEY_KIND[scope]], headers: upgrade });
+          const expected = documentedOutcome(op["x-required-scope"], scope);
+          const got = expected === "allowed" && res.status !== 401 && res.status !== 403 && res.status < 500 ? "allowed" : `${res.status} ${res.body?.code ?? ""}`.trim();
+          if (got !== expected) mismatches.push(`${method} ${template} (x-required-scope ${op["x-required-scope"]}), ${scope} key: expected ${expected}, got ${got}`);
+          checked++;
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+    expect(checked).toBe(3 * (operations.length - IN_PROTOCOL.size));
+  });
 });

@@ -3,7 +3,7 @@ import { statSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "../../src/db/native.ts";
 import { ApiClient } from "../helpers/client.ts";
-import { FROM_SOURCE, runParley, spawnServer } from "../helpers/process.ts";
+import { FROM_SOURCE, runParley, spawnServer, type ServerProcess } from "../helpers/process.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";
 
 const tempDir = tempDirs("parley-cli-");
@@ -16,6 +16,28 @@ const expectOneLineError = (result: { exitCode: number; stderr: string }, patter
   expect(lines[0]).toMatch(pattern);
   expect(result.stderr).not.toMatch(/\bat .*:\d+:\d+/);
 };
+
+/** The start line beginning with `label`, once the server has printed it. */
+async function startLine(server: ServerProcess, label: string): Promise<string> {
+  const deadline = Date.now() + 3_000;
+  for (;;) {
+    const line = server.stderr().split("\n").find((l) => l.startsWith(label));
+    if (line) return line;
+    if (Date.now() > deadline) throw new Error(`no "${label}" line in:\n${server.stderr()}`);
+    await Bun.sleep(20);
+  }
+}
+
+/** The dashboard's page answers at `url`, with its assets under the same path. */
+async function expectDashboardAt(url: string): Promise<void> {
+  const page = await fetch(url);
+  expect(page.status).toBe(200);
+  expect(page.headers.get("content-type")).toContain("text/html");
+  const html = await page.text();
+  expect(html).toContain('<div id="app"></div>');
+  const script = /<script type="module" src="([^"]+)"/.exec(html)![1];
+  expect((await fetch(new URL(script, url))).status).toBe(200);
+}
 
 describe("operator mistakes get one clear line and a non-zero exit", () => {
   test("a bad flag", async () => {
@@ -106,6 +128,30 @@ describe("operator mistakes get one clear line and a non-zero exit", () => {
       expect(server.stderr()).toMatch(new RegExp(`listening on 0\\.0\\.0\\.0:${port}`));
     } finally {
       expect(await server.stop()).toBe(0);
+    }
+  });
+
+  test("the start lines name the dashboard to open: / of the public URL, or --dashboard-url with its path", async () => {
+    const plain = await spawnServer(FROM_SOURCE, ["--data-dir", tempDir()]);
+    try {
+      const line = await startLine(plain, "Dashboard:");
+      expect(line).toBe(`Dashboard: ${plain.url}/`);
+      expect(await startLine(plain, "API:")).toBe(`API:       ${plain.url}/v1   (OpenAPI: ${plain.url}/openapi.json)`);
+      await expectDashboardAt(line.slice("Dashboard: ".length));
+    } finally {
+      expect(await plain.stop()).toBe(0);
+    }
+    // A port free just now: the dashboard URL must name the port the server will listen on.
+    const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+    const port = probe.port;
+    probe.stop(true);
+    const underPath = await spawnServer(FROM_SOURCE, ["--port", String(port), "--dashboard-url", `http://127.0.0.1:${port}/console`, "--data-dir", tempDir()]);
+    try {
+      const line = await startLine(underPath, "Dashboard:");
+      expect(line).toBe(`Dashboard: http://127.0.0.1:${port}/console/`);
+      await expectDashboardAt(line.slice("Dashboard: ".length));
+    } finally {
+      expect(await underPath.stop()).toBe(0);
     }
   });
 

@@ -42,6 +42,12 @@ export interface BaresipEvent {
   [key: string]: unknown;
 }
 
+export interface RtpDirection {
+  packets: number;
+  lost: number;
+  jitterMs: number;
+}
+
 export interface BaresipOptions {
   /** 8 kHz mono 16-bit WAV played into every call (silence when absent). */
   audioIn?: string;
@@ -89,6 +95,8 @@ export class Baresip {
       "audio_codecs PCMU,PCMA",
       `rtp_ports ${rtpBase}-${rtpBase + 49}`,
       "sip_trans_def udp",
+      // At a call's end baresip prints its RTP counts and what the far end's RTCP said of its stream.
+      "rtp_stats yes",
     ];
     writeFileSync(join(dir, "config"), config.join("\n") + "\n");
     writeFileSync(join(dir, "accounts"), `<sip:${options.user ?? "far"}@127.0.0.1>;regint=0;answermode=${options.answer};audio_codecs=PCMU,PCMA\n`);
@@ -176,6 +184,25 @@ export class Baresip {
     if (!process) return;
     const exited = await Promise.race([process.exited.then(() => true), Bun.sleep(2000).then(() => false)]);
     if (!exited) process.kill(9);
+  }
+
+  /**
+   * The RTP summary baresip printed when its last call ended (`rtp_stats`): per direction, packets and,
+   * from the RTCP reports, lost and jitter. `transmit.lost` is what the far end's receiver reports said
+   * of baresip's stream; null before a call has ended.
+   */
+  rtpSummary(): { transmit: RtpDirection; receive: RtpDirection } | null {
+    const table = this.output.split(/^audio\s+Transmit:\s+Receive:$/m).at(-1);
+    if (table === undefined || table === this.output) return null;
+    const row = (name: string) => {
+      const match = new RegExp(`^${name}:\\s+(-?[\\d.]+)\\s+(-?[\\d.]+)`, "m").exec(table);
+      return match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
+    };
+    const [packets, lost, jitter] = [row("packets"), row("lost"), row("jitter")];
+    return {
+      transmit: { packets: packets[0], lost: lost[0], jitterMs: jitter[0] },
+      receive: { packets: packets[1], lost: lost[1], jitterMs: jitter[1] },
+    };
   }
 
   /** What baresip printed, for the failure message of a test that went wrong. */

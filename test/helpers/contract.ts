@@ -52,6 +52,13 @@ export const EXTENSIONS: ContractOperation[] = [
   { number: 1031, method: "GET", path: "/v1/branding/logos/{file}", auth: "public", purpose: "An uploaded logo, content-addressed" },
 ];
 
+/**
+ * Where the document's `x-required-scope` departs from the catalog's Auth column (README, "Departures from
+ * the contract"): the catalog's `read` means "an API key of any scope", but read-only keys make GET
+ * requests only, so a read by POST takes a write key.
+ */
+export const SCOPE_DEPARTURES = new Map([["POST /v1/knowledge-base/{id}/query", "write"]]);
+
 /** The catalog's implemented operations plus Parley's extensions: what /openapi.json must list. */
 export function servedOperations(): ContractOperation[] {
   return [...contractOperations().filter((op) => IMPLEMENTED.has(op.number)), ...EXTENSIONS];

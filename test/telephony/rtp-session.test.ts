@@ -11,9 +11,9 @@ afterEach(() => {
 });
 
 /** Two sessions talking to each other; silence keep-alive off unless asked for, so counts are exact. */
-async function pair(keepAlive = false) {
-  const a = await RtpSession.open(mediaClock, "127.0.0.1", RANGE);
-  const b = await RtpSession.open(mediaClock, "127.0.0.1", RANGE);
+async function pair(keepAlive = false, rtcpReportTicks?: number) {
+  const a = await RtpSession.open(mediaClock, "127.0.0.1", RANGE, rtcpReportTicks);
+  const b = await RtpSession.open(mediaClock, "127.0.0.1", RANGE, rtcpReportTicks);
   open.push(a, b);
   a.stream(keepAlive);
   b.stream(keepAlive);
@@ -73,6 +73,27 @@ describe("RTP session", () => {
     await until(() => keys.length >= 3);
     await Bun.sleep(50);
     expect(keys).toEqual(["5", "#", "5"]);
+  });
+
+  test("keys share the audio's sequence numbers: received, not lost, in the stats and in the RTCP report on the stream", async () => {
+    // a streams a frame every 20 ms and presses two keys in between; RTCP reports every 5 ticks (100 ms).
+    const { a, b } = await pair(true, 5);
+    b.stream(false);
+    const heard: number[] = [];
+    const keys: string[] = [];
+    b.onFrame((f) => heard.push(f[0]));
+    b.onDtmf((digit) => keys.push(digit));
+    await until(() => heard.length >= 10);
+    expect(a.sendDtmf("12")).toBe(true); // 2 × 7 packets: 5 with the key, its end twice more
+    await until(() => keys.length >= 2 && heard.length >= 40);
+    const reports = a.stats.rtcp.received;
+    await until(() => a.stats.rtcp.received >= reports + 2);
+    expect(keys).toEqual(["1", "2"]);
+    expect(b.stats).toMatchObject({ lost: 0, late: 0, duplicate: 0, foreign: 0 });
+    expect(b.stats.played).toBe(b.stats.received);
+    // b's receiver report on a's stream, as a reads it: nothing lost, and the keys' fixed timestamps are not jitter.
+    expect(a.stats.rtcp.farEnd).toMatchObject({ cumulativeLost: 0, fractionLost: 0 });
+    expect(a.stats.rtcp.farEnd!.jitterMs).toBeLessThan(10);
   });
 
   test("symmetric RTP: the far end is answered where its packets come from; strangers are dropped", async () => {

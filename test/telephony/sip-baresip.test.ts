@@ -147,6 +147,34 @@ describe.skipIf(!baresipAvailable)("a SIP trunk to baresip", () => {
     expect(await heardRms(phone, greeting.start_ms + 100, greeting.end_ms - 100)).toBeGreaterThan(300);
   }, CALL_TIMEOUT);
 
+  test("keys baresip presses share its audio's sequence numbers: counted received, nothing lost in the call's media report or in Parley's RTCP", async () => {
+    const phone = await peer({ answer: "manual" });
+    await trunkTo(phone);
+    phone.command("dial", `sip:${NUMBER}@127.0.0.1:${sipPort}`);
+    await phone.waitFor("CALL_ESTABLISHED");
+    const callId = (await s.server.api.get("/v1/calls?direction=inbound&status=in_progress", opts())).body.data[0].id;
+    const keys = async () => (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data.filter((e: any) => e.type === "dtmf").map((e: any) => e.data.digit).join("");
+    for (const [i, digit] of ["1", "2", "3", "4"].entries()) {
+      phone.command("sndcode", digit);
+      await waitUntil(async () => (await keys()) === "1234".slice(0, i + 1), `key ${digit}`);
+    }
+    // Parley's RTCP reports come 2.5-7.5 s apart: one is sure to cover the keys before baresip hangs up.
+    await Bun.sleep(8000);
+    phone.command("hangup");
+    await waitForCall(s.server.api, s.user.token, callId);
+    await phone.waitFor("CALL_CLOSED");
+    const media = (await s.server.api.get(`/v1/calls/${callId}/events`, opts())).body.data.find((e: any) => e.type === "media").data;
+    expect(media.rtp).toMatchObject({ lost: 0, late: 0, foreign: 0 });
+    await waitUntil(() => phone.rtpSummary() !== null, "baresip's RTP summary");
+    const baresip = phone.rtpSummary()!;
+    // Every packet baresip sent, keys included, was counted received (its last one or two may still be on the way as its BYE ends the call).
+    expect(media.rtp.received).toBeLessThanOrEqual(baresip.transmit.packets);
+    expect(media.rtp.received).toBeGreaterThanOrEqual(baresip.transmit.packets - 2);
+    // What Parley's receiver reports told baresip about its stream.
+    expect(media.rtcp.sent).toBeGreaterThan(0);
+    expect(baresip.transmit.lost).toBe(0);
+  }, CALL_TIMEOUT);
+
   test("Parley calls baresip: ringing, answered, the greeting heard there, and the agent's hang-up is a BYE", async () => {
     const phone = await peer({ answer: "auto", user: CALLEE });
     await trunkTo(phone);

@@ -2,7 +2,9 @@
 // not a loudspeaker, so a frame that arrives in order is handed on at once (no pre-buffer, no added
 // latency). Only a gap holds the frames after it, until the missing one comes or the gap has waited
 // `maxWaitTicks` media-clock ticks; then the missing frames are reported lost (the caller fills them)
-// and playing goes on. Duplicates and packets too late to use are dropped.
+// and playing goes on. Duplicates and packets too late to use are dropped. A packet of the stream that
+// carries no audio (an RFC 4733 key event shares the audio's sequence numbers) takes its place in order
+// as a received frame of silence, so keys are never counted as loss.
 
 /** Sequence numbers compared across the 16-bit wrap (RFC 3550 appendix A.1). */
 export const seqAfter = (a: number, b: number) => ((a - b) & 0xffff) !== 0 && ((a - b) & 0xffff) < 0x8000;
@@ -17,11 +19,11 @@ export interface JitterStats {
   duplicate: number;
 }
 
-/** A frame in order, or null for one that was lost. */
+/** A frame in order, or null for one that was lost or carried no audio. */
 export type FrameSink = (frame: Uint8Array | null) => void;
 
 export class JitterBuffer {
-  private readonly held = new Map<number, Uint8Array>();
+  private readonly held = new Map<number, Uint8Array | null>();
   private next: number | null = null;
   /** Ticks the current gap has waited. */
   private waited = 0;
@@ -35,7 +37,8 @@ export class JitterBuffer {
     private readonly capacity = 50,
   ) {}
 
-  push(sequence: number, frame: Uint8Array): void {
+  /** A packet of the stream: its audio frame, or null for one that carries none (a key event). */
+  push(sequence: number, frame: Uint8Array | null): void {
     this.stats.received++;
     if (this.next === null) this.next = sequence;
     if (sequence === this.next) {
@@ -61,7 +64,7 @@ export class JitterBuffer {
     if (++this.waited >= this.maxWaitTicks) this.giveUpGap();
   }
 
-  private play(frame: Uint8Array): void {
+  private play(frame: Uint8Array | null): void {
     this.stats.played++;
     this.next = (this.next! + 1) & 0xffff;
     this.sink(frame);
@@ -69,7 +72,8 @@ export class JitterBuffer {
 
   /** Plays on while the held frames follow in order; a gap left open restarts its wait. */
   private flush(): void {
-    for (let frame = this.held.get(this.next!); frame; frame = this.held.get(this.next!)) {
+    while (this.held.has(this.next!)) {
+      const frame = this.held.get(this.next!)!;
       this.held.delete(this.next!);
       this.play(frame);
     }

@@ -18,8 +18,11 @@ export class ReceptionStats {
   /** The far end's last SR (NTP middle 32 bits) and when it came, for LSR/DLSR. */
   private lastSr: { ntp: number; at: number } | null = null;
 
-  /** A packet of the far end's stream came, `arrivalMs` on the monotonic clock. */
-  update(ssrc: number, sequence: number, rtpTimestamp: number, arrivalMs: number): void {
+  /**
+   * A packet of the far end's stream came, `arrivalMs` on the monotonic clock. `rtpTimestamp` is null for
+   * an RFC 4733 event: every packet of a key carries the key's start, which says nothing about jitter.
+   */
+  update(ssrc: number, sequence: number, rtpTimestamp: number | null, arrivalMs: number): void {
     if (this.ssrc !== ssrc) {
       // A new source (the far end restarted its stream): its statistics start over.
       this.ssrc = ssrc;
@@ -35,6 +38,7 @@ export class ReceptionStats {
       }
     }
     this.received++;
+    if (rtpTimestamp === null) return;
     const transit = (arrivalMs * CLOCK_RATE) / 1000 - rtpTimestamp;
     if (this.lastTransit !== null) {
       let d = Math.abs(transit - this.lastTransit);

@@ -59,7 +59,8 @@ export class RtcpChannel {
     this.octets += payloadBytes;
   }
 
-  rtpReceived(ssrc: number, sequence: number, timestamp: number): void {
+  /** `timestamp` null: a key event's packet, counted but not timed (ReceptionStats.update). */
+  rtpReceived(ssrc: number, sequence: number, timestamp: number | null): void {
     this.reception.update(ssrc, sequence, timestamp, performance.now());
   }
 

@@ -206,6 +206,9 @@ export class RtpSession {
         this.lastEvent = { timestamp: packet.timestamp, digit: event.digit };
         this.dtmfHandler?.(event.digit);
       }
+      // Its sequence number is the audio stream's: received, not a gap.
+      this.rtcp.rtpReceived(packet.ssrc, packet.sequence, null);
+      this.jitter.push(packet.sequence, null);
       return;
     }
     if (packet.payloadType !== settings.payloadType || packet.payload.length !== SAMPLES_PER_FRAME) {
