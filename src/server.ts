@@ -60,7 +60,7 @@ import { twilioKind } from "./telephony/twilio/kind.ts";
 import { sipKind } from "./telephony/sip/kind.ts";
 import { simulatedKind } from "./telephony/simulated/kind.ts";
 import type { BrainServices } from "./voice/brains/services.ts";
-import { setBuiltinRecognitionSpeed, type BuiltinRecognitionSpeed } from "./voice/speech/builtin/index.ts";
+import { setBuiltinRecognitionSpeed, usePocketsphinxCache, type BuiltinRecognitionSpeed } from "./voice/speech/builtin/index.ts";
 import { placeCall } from "./modules/calls/connect.ts";
 import { endLiveCallsAtShutdown, watchLiveCalls } from "./voice/runtime/watchdog.ts";
 import { deliverWebhook } from "./webhooks/delivery.ts";
@@ -91,6 +91,7 @@ export function createParley(options: ContextOptions): Parley {
   const ctx = withHttp(createContext(options));
   installPorts(ctx);
   setBuiltinRecognitionSpeed(ctx.config.builtinRecognition as BuiltinRecognitionSpeed);
+  usePocketsphinxCache(ctx.dataDir.cache); // where the executable's own recogniser is extracted, if it carries one
   const brains = brainServices(ctx);
   const carriers = new CarrierRegistry(ctx, [simulatedKind(), sipKind(), twilioKind(), telnyxKind()]);
   const inbound = inboundCalls(ctx, brains, carriers);

@@ -1,6 +1,6 @@
 // The product is one file: build it, run it from `/` with no node_modules in sight, and use it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiClient } from "../helpers/client.ts";
@@ -103,5 +103,12 @@ describe("the compiled executable", () => {
 
   test("extracted sqlite-vec into the data dir's cache before loading it", async () => {
     expect(await Bun.file(join(work, "data", "cache", "vec0.so")).exists()).toBe(true);
+  });
+
+  // Built where PocketSphinx is installed (as in CI), the executable listens with its own copy even where the OS has one.
+  test.skipIf(!pocketsphinxAvailability().available)("recognises with the PocketSphinx it carries, extracted to the data dir's cache", async () => {
+    const health = await new ApiClient(server.url).get("/v1/health");
+    expect(health.body.checks.offline_recognition).toEqual({ status: "ok", detail: "PocketSphinx (US English), carried by this executable" });
+    expect(readdirSync(join(work, "data", "cache")).filter((name) => name.startsWith("pocketsphinx-"))).toHaveLength(1);
   });
 });

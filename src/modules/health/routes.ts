@@ -22,7 +22,7 @@ export const Health = t.Object({
     job_runner: Check,
     offline_recognition: t.Object(
       { status: t.Union([t.Literal("ok"), t.Literal("unavailable")]), detail: t.String() },
-      { description: "The built-in recogniser (PocketSphinx from the OS); unavailable does not make the instance unhealthy" },
+      { description: "The built-in recogniser (PocketSphinx, carried by the executable or from the OS); unavailable does not make the instance unhealthy" },
     ),
   }),
 });

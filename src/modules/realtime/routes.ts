@@ -22,7 +22,7 @@ const RealtimeHealth = t.Object({
   status: OneOf(["ok", "degraded"], { description: "degraded: an engine is missing or the agent asked about cannot take calls" }),
   engines: t.Object({
     builtin_speech: EngineCheck,
-    offline_recognition: t.Object(EngineCheck.properties, { description: "PocketSphinx from the OS packages; without it agents need a speech provider to listen" }),
+    offline_recognition: t.Object(EngineCheck.properties, { description: "PocketSphinx, carried by the executable or from the OS packages; without it agents need a speech provider to listen" }),
   }),
   agent: t.Union(
     [

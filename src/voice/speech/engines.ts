@@ -62,9 +62,9 @@ export function sttFor(ctx: AppContext, workspaceId: string, transcriber: Transc
 
 /** Whether this machine can recognise speech offline, worded for the operator. */
 export function offlineRecognition(): { available: boolean; detail: string } {
-  const { available, reason } = pocketsphinxAvailability();
+  const { available, reason, carried } = pocketsphinxAvailability();
   return available
-    ? { available, detail: "PocketSphinx (US English) is installed" }
+    ? { available, detail: carried ? "PocketSphinx (US English), carried by this executable" : "PocketSphinx (US English) is installed" }
     : { available, detail: `no offline recogniser is available. ${reason ?? `Install it with: ${POCKETSPHINX_INSTALL}`}. Or use a speech provider (openai-compatible or deepgram)` };
 }
 

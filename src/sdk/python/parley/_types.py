@@ -2353,7 +2353,7 @@ class HealthChecksDatabase(_HealthChecksDatabaseRequired, _HealthChecksDatabaseO
     pass
 
 
-# The built-in recogniser (PocketSphinx from the OS); unavailable does not make the instance unhealthy
+# The built-in recogniser (PocketSphinx, carried by the executable or from the OS); unavailable does not make...
 HealthChecksOfflineRecognition = TypedDict(
     "HealthChecksOfflineRecognition",
     {
@@ -2370,7 +2370,7 @@ HealthChecks = TypedDict(
         "migrations": HealthChecksDatabase,
         "vector_search": HealthChecksDatabase,
         "job_runner": HealthChecksDatabase,
-        "offline_recognition": HealthChecksOfflineRecognition,  # The built-in recogniser (PocketSphinx from the OS); unavailable does not make the instance unhealthy
+        "offline_recognition": HealthChecksOfflineRecognition,  # The built-in recogniser (PocketSphinx, carried by the executable or from the OS); unavailable does not make...
     },
 )
 
@@ -3218,7 +3218,7 @@ RealtimeHealthEngines = TypedDict(
     "RealtimeHealthEngines",
     {
         "builtin_speech": HealthChecksOfflineRecognition,
-        "offline_recognition": HealthChecksOfflineRecognition,  # PocketSphinx from the OS packages; without it agents need a speech provider to listen
+        "offline_recognition": HealthChecksOfflineRecognition,  # PocketSphinx, carried by the executable or from the OS packages; without it agents need a speech provider t...
     },
 )
 

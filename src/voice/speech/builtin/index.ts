@@ -1,14 +1,14 @@
 // The speech engines that need no external service: Flite for speaking (embedded in the
-// executable), PocketSphinx for listening (from the OS packages, when installed), and the
-// simulated recogniser for simulated calls. One shared instance of each, so decoders and the
-// Flite instance are pooled process-wide.
+// executable), PocketSphinx for listening (carried by an executable built where it was installed, else
+// from the OS packages), and the simulated recogniser for simulated calls. One shared instance of
+// each, so decoders and the Flite instance are pooled process-wide.
 import type { SpeechToText, Voice } from "../types.ts";
 import { FliteTextToSpeech, fliteVoices } from "./flite.ts";
 import { PocketsphinxRecogniser } from "./pocketsphinx.ts";
 import { SimulatedRecogniser } from "./simulated.ts";
 
 export { DEFAULT_FLITE_VOICE as DEFAULT_BUILTIN_VOICE, warmUpFlite } from "./flite.ts";
-export { pocketsphinxAvailability, POCKETSPHINX_INSTALL, POCKETSPHINX_MODELS, type PocketsphinxModel } from "./pocketsphinx.ts";
+export { pocketsphinxAvailability, POCKETSPHINX_INSTALL, POCKETSPHINX_MODELS, usePocketsphinxCache, type PocketsphinxModel } from "./pocketsphinx.ts";
 export { announceUtterance, simulatedUtterances, type SimulatedRecognitionOptions } from "./simulated.ts";
 export { FliteTextToSpeech, PocketsphinxRecogniser, SimulatedRecogniser };
 
@@ -49,8 +49,8 @@ export function builtinTts(_cacheDir?: string): FliteTextToSpeech {
 }
 
 /**
- * A built-in recogniser by id. `builtin:pocketsphinx` needs the OS packages (its start() throws
- * SpeechUnavailable naming them when missing); `simulated` only works on simulated calls.
+ * A built-in recogniser by id. `builtin:pocketsphinx` needs its carried copy or the OS packages (its
+ * start() throws SpeechUnavailable saying what is missing); `simulated` only works on simulated calls.
  */
 export function builtinStt(id?: "builtin:pocketsphinx"): PocketsphinxRecogniser;
 export function builtinStt(id: "simulated"): SimulatedRecogniser;

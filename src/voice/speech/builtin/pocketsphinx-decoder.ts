@@ -1,14 +1,41 @@
-// CMU PocketSphinx from the operating system (Debian bookworm's libpocketsphinx3 0.8+5prealpha and
-// the pocketsphinx-en-us model), called through bun:ffi. The libraries are opened by soname, so the
-// executable carries nothing of them. Decoders live on the recognition thread (pocketsphinx-thread.ts);
-// the server's side only checks here that the packages are installed.
+// CMU PocketSphinx (Debian bookworm's libpocketsphinx3 0.8+5prealpha and the pocketsphinx-en-us
+// model), called through bun:ffi: from the copy dist/parley carries (pocketsphinx-location.ts) or from
+// the operating system's packages, opened by soname. Decoders live on the recognition thread
+// (pocketsphinx-thread.ts); the server's side only checks here that every piece is there.
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { CString, dlopen, FFIType, ptr, type Pointer } from "bun:ffi";
 
 export const POCKETSPHINX_INSTALL = "apt-get install -y libpocketsphinx3 pocketsphinx-en-us";
 /** Where Debian's pocketsphinx-en-us puts the US English model. */
 export const DEBIAN_MODEL_DIR = "/usr/share/pocketsphinx/model/en-us";
+/** Where Debian's libpocketsphinx3 puts the library. */
+export const DEBIAN_LIBRARY_DIR = "/usr/lib/x86_64-linux-gnu";
+
+/**
+ * The model files a decoder opens (strace of a decoder's creation and its three searches), relative to
+ * the model folder; the package's README and phonetic language model (en-us-phone.lm.bin) are never read.
+ */
+export const MODEL_FILES = [
+  "en-us/feat.params",
+  "en-us/mdef",
+  "en-us/means",
+  "en-us/noisedict",
+  "en-us/sendump",
+  "en-us/transition_matrices",
+  "en-us/variances",
+  "en-us.lm.bin",
+  "cmudict-en-us.dict",
+];
+
+/** Where the recogniser's libraries and model are. */
+export interface PocketsphinxLocation {
+  /** The libraries' paths, each after those it links (the carried copy); null: the OS's, opened by soname. */
+  libraries: string[] | null;
+  modelDir: string;
+}
+
+export const OS_POCKETSPHINX: PocketsphinxLocation = { libraries: null, modelDir: DEBIAN_MODEL_DIR };
 
 /**
  * Recognition modes, chosen with `RecognitionOptions.model`. The default is open dictation with
@@ -41,9 +68,10 @@ export class Decoder {
 
   private constructor(private readonly handle: NativePointer) {}
 
-  static create(modelDir: string, extraArgs: string[]): Decoder {
-    const missing = missingPieces(modelDir);
+  static create(location: PocketsphinxLocation, extraArgs: string[]): Decoder {
+    const missing = missingPieces(location);
     if (missing) throw new Error(missing);
+    const { modelDir } = location;
     const config = parseConfig(libraries!, [
       "-hmm", join(modelDir, "en-us"),
       "-lm", join(modelDir, "en-us.lm.bin"),
@@ -100,15 +128,20 @@ export class Decoder {
   }
 }
 
-function openPocketsphinx() {
-  const sphinxbase = dlopen("libsphinxbase.so.3", {
+function openPocketsphinx(paths: string[] | null) {
+  const libc = openLibc();
+  // A carried library is loaded by path after those it links: the dynamic linker then finds each of
+  // those already loaded, by soname, instead of searching the system for it.
+  for (const path of paths ?? []) preload(libc, path);
+  const pathOf = (soname: string) => paths?.find((path) => basename(path) === soname) ?? soname;
+  const sphinxbase = dlopen(pathOf("libsphinxbase.so.3"), {
     err_set_logfp: { args: [FFIType.ptr], returns: FFIType.ptr },
     cmd_ln_parse_r: { args: [FFIType.ptr, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.ptr },
     cmd_ln_free_r: { args: [FFIType.ptr], returns: FFIType.i32 },
     cmd_ln_float_r: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.f64 },
     cmd_ln_set_float_r: { args: [FFIType.ptr, FFIType.ptr, FFIType.f64], returns: FFIType.void },
   });
-  const ps = dlopen("libpocketsphinx.so.3", {
+  const ps = dlopen(pathOf("libpocketsphinx.so.3"), {
     ps_args: { args: [], returns: FFIType.ptr },
     ps_init: { args: [FFIType.ptr], returns: FFIType.ptr },
     ps_free: { args: [FFIType.ptr], returns: FFIType.i32 },
@@ -122,13 +155,27 @@ function openPocketsphinx() {
   });
   // Silence the library before it says anything (it logs its whole configuration otherwise).
   sphinxbase.symbols.err_set_logfp(null);
-  let libc: { symbols: { malloc_trim(pad: number): number } } | null = null;
-  try {
-    libc = dlopen("libc.so.6", { malloc_trim: { args: [FFIType.u64], returns: FFIType.i32 } });
-  } catch {
-    libc = null; // not glibc: freed memory is the allocator's business
-  }
   return { sphinxbase, ps, libc };
+}
+
+function openLibc() {
+  try {
+    // glibc ≥ 2.34 has dlopen in libc itself; bun:ffi's own dlopen insists on binding a symbol.
+    return dlopen("libc.so.6", {
+      malloc_trim: { args: [FFIType.u64], returns: FFIType.i32 },
+      dlopen: { args: [FFIType.ptr, FFIType.i32], returns: FFIType.ptr },
+      dlerror: { args: [], returns: FFIType.cstring },
+    });
+  } catch {
+    return null; // not glibc: freed memory is the allocator's business, and only the OS's libraries load
+  }
+}
+
+const RTLD_NOW = 2;
+
+function preload(libc: ReturnType<typeof openLibc>, path: string): void {
+  if (!libc) throw new Error(`${path} needs glibc's dynamic loader`);
+  if (!libc.symbols.dlopen(cString(path), RTLD_NOW)) throw new Error(String(libc.symbols.dlerror()));
 }
 
 type Libraries = ReturnType<typeof openPocketsphinx>;
@@ -136,26 +183,23 @@ type Libraries = ReturnType<typeof openPocketsphinx>;
 type NativePointer = Pointer | bigint;
 let libraries: Libraries | null = null;
 
-/** What stops PocketSphinx from running, as a sentence, or null when it can run. */
-export function missingPieces(modelDir: string): string | null {
+/**
+ * What stops PocketSphinx from running, as a sentence, or null when it can run. The libraries are
+ * opened once per thread, from the first location asked about (a process uses one).
+ */
+export function missingPieces(location: PocketsphinxLocation): string | null {
   if (!libraries) {
     try {
-      libraries = openPocketsphinx();
-    } catch {
+      libraries = openPocketsphinx(location.libraries);
+    } catch (error) {
+      if (location.libraries) return `The offline recogniser this executable carries did not load: ${(error as Error).message}`;
       return `The offline recogniser needs the PocketSphinx library; install it with: ${POCKETSPHINX_INSTALL}`;
     }
   }
-  const files = ["en-us/mdef", "en-us.lm.bin", "cmudict-en-us.dict"].map((file) => join(modelDir, file));
-  if (!files.every((file) => existsSync(file))) {
-    return `The offline recogniser needs the US English model in ${modelDir}; install it with: ${POCKETSPHINX_INSTALL}`;
+  if (!MODEL_FILES.every((file) => existsSync(join(location.modelDir, file)))) {
+    return `The offline recogniser needs the US English model in ${location.modelDir}; install it with: ${POCKETSPHINX_INSTALL}`;
   }
   return null;
-}
-
-/** Whether `builtin:pocketsphinx` can run here, for the health endpoint and agent validation. */
-export function pocketsphinxAvailability(modelDir = DEBIAN_MODEL_DIR): { available: boolean; reason: string | null } {
-  const reason = missingPieces(modelDir);
-  return { available: reason === null, reason };
 }
 
 function parseConfig(libraries: Libraries, args: string[]): NativePointer {

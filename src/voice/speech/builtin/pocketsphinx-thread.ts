@@ -3,10 +3,11 @@
 // caller's speech, and creating a decoder ~0.4 s; on the server's event loop both held up every live
 // call's audio and every request. Resampling stays on the caller's side (the Emscripten-built
 // resampler does not start inside a worker): audio arrives here at the model's 16 kHz.
-import { Decoder, type PocketsphinxModel } from "./pocketsphinx-decoder.ts";
+import { Decoder, type PocketsphinxLocation, type PocketsphinxModel } from "./pocketsphinx-decoder.ts";
 
 export type RecognitionRequest =
-  | { type: "create"; modelDir: string; args: string[] }
+  /** `location`: the main thread's, so a thread loads the same libraries (the executable's carried copy or the OS's). */
+  | { type: "create"; location: PocketsphinxLocation; args: string[] }
   /** `replay`: decode the start again once the decoder has adapted to this channel (see ADAPT_AFTER_SAMPLES). */
   | { type: "start"; utterance: number; model: PocketsphinxModel; replay: boolean }
   | { type: "partials" }
@@ -64,7 +65,7 @@ self.onmessage = ({ data }: MessageEvent<RecognitionRequest>) => {
   switch (data.type) {
     case "create":
       try {
-        decoder = Decoder.create(data.modelDir, data.args);
+        decoder = Decoder.create(data.location, data.args);
       } catch (error) {
         failure = message(error);
         reply({ type: "failed", error: failure });

@@ -1,4 +1,5 @@
-// The built-in offline recogniser: CMU PocketSphinx from the operating system (pocketsphinx-decoder.ts).
+// The built-in offline recogniser: CMU PocketSphinx (pocketsphinx-decoder.ts), carried by the executable
+// or from the operating system (pocketsphinx-location.ts).
 //
 // Each decoder runs on a thread of its own (pocketsphinx-thread.ts), never on the event loop: it spends
 // 5-7 ms of CPU on each 20 ms of a caller's speech and takes ~0.4 s to create, which there held up
@@ -8,16 +9,18 @@
 // only waits for the last frames.
 import { SpeechUnavailable, type RecognitionOptions, type RecognitionSession, type SpeechToText, type Transcript } from "../types.ts";
 import { StreamingResampler } from "../../media/resampler.ts";
-import { DEBIAN_MODEL_DIR, missingPieces, POCKETSPHINX_MODELS, type PocketsphinxModel } from "./pocketsphinx-decoder.ts";
+import { missingPieces, OS_POCKETSPHINX, POCKETSPHINX_MODELS, type PocketsphinxLocation, type PocketsphinxModel } from "./pocketsphinx-decoder.ts";
+import { pocketsphinxLocation } from "./pocketsphinx-location.ts";
 import type { RecognitionReply, RecognitionRequest } from "./pocketsphinx-thread.ts";
 
-export { DEBIAN_MODEL_DIR, POCKETSPHINX_INSTALL, POCKETSPHINX_MODELS, pocketsphinxAvailability, type PocketsphinxModel } from "./pocketsphinx-decoder.ts";
+export { DEBIAN_MODEL_DIR, POCKETSPHINX_INSTALL, POCKETSPHINX_MODELS, type PocketsphinxModel } from "./pocketsphinx-decoder.ts";
+export { usePocketsphinxCache } from "./pocketsphinx-location.ts";
 
 /** The acoustic model is trained on 16 kHz audio; other rates are resampled to it. */
 const MODEL_SAMPLE_RATE = 16_000;
 
 export interface PocketsphinxOptions {
-  /** Folder holding `en-us/` (acoustic model), `en-us.lm.bin` and `cmudict-en-us.dict`. */
+  /** Folder holding `en-us/` (acoustic model), `en-us.lm.bin` and `cmudict-en-us.dict`; default the carried copy's, else Debian's. */
   modelDir?: string;
   /** Decoders alive at once (each ~100 MB); a start() beyond this throws SpeechUnavailable. */
   maxDecoders?: number;
@@ -46,7 +49,7 @@ interface DecoderHandle {
 
 export class PocketsphinxRecogniser implements SpeechToText {
   readonly id = "builtin:pocketsphinx";
-  private readonly modelDir: string;
+  private readonly modelDir: string | undefined;
   private readonly maxDecoders: number;
   private readonly maxIdleDecoders: number;
   private readonly decoderArgs: string[];
@@ -58,7 +61,7 @@ export class PocketsphinxRecogniser implements SpeechToText {
   private sweeper: ReturnType<typeof setInterval> | null = null;
 
   constructor(options: PocketsphinxOptions = {}) {
-    this.modelDir = options.modelDir ?? DEBIAN_MODEL_DIR;
+    this.modelDir = options.modelDir;
     this.maxDecoders = options.maxDecoders ?? 6;
     this.maxIdleDecoders = options.maxIdleDecoders ?? this.maxDecoders;
     this.decoderArgs = options.decoderArgs ?? [];
@@ -134,12 +137,12 @@ export class PocketsphinxRecogniser implements SpeechToText {
     if (this.live >= this.maxDecoders) {
       throw new SpeechUnavailable(`All ${this.maxDecoders} built-in recognisers are in use; try again when a call ends.`);
     }
-    const missing = missingPieces(this.modelDir);
-    if (missing) throw new SpeechUnavailable(missing);
+    const { location, reason } = checkPocketsphinx(this.modelDir);
+    if (reason) throw new SpeechUnavailable(reason);
     // A thread per decoder: the system shares the cores among the callers talking now, and no caller's
     // audio waits behind another's (decoders on a shared thread took turns, and fell behind together).
     const handle = { lastSampleRate: sampleRate, adaptedTo: null, broken: false } as DecoderHandle;
-    handle.thread = new RecognitionThread(this.modelDir, this.decoderArgs, () => this.lost(handle));
+    handle.thread = new RecognitionThread(location, this.decoderArgs, () => this.lost(handle));
     this.live++;
     return handle;
   }
@@ -253,6 +256,33 @@ class PocketsphinxSession implements RecognitionSession {
   }
 }
 
+/**
+ * Whether `builtin:pocketsphinx` can run here, for the health endpoint and agent validation;
+ * `carried`: from the copy inside the executable (else the OS's).
+ */
+export function pocketsphinxAvailability(modelDir?: string): { available: boolean; reason: string | null; carried: boolean } {
+  const { location, reason } = checkPocketsphinx(modelDir);
+  return { available: reason === null, reason, carried: location.libraries !== null };
+}
+
+/**
+ * Where the recogniser is (`modelDir` overriding its model) and what stops it from running (null:
+ * nothing). A carried copy that could not be extracted leaves the OS's packages, if installed.
+ */
+function checkPocketsphinx(modelDir: string | undefined): { location: PocketsphinxLocation; reason: string | null } {
+  let location: PocketsphinxLocation;
+  let unextracted = "";
+  try {
+    location = pocketsphinxLocation();
+  } catch (error) {
+    location = OS_POCKETSPHINX;
+    unextracted = `The offline recogniser this executable carries ${(error as Error).message}. `;
+  }
+  if (modelDir) location = { ...location, modelDir };
+  const reason = missingPieces(location);
+  return { location, reason: reason && unextracted + reason };
+}
+
 /** What a decoder adapts to: the call (when known) at its line rate. */
 function channelOf(options: RecognitionOptions): string {
   return `${options.sampleRate}:${options.channel ?? ""}`;
@@ -278,14 +308,14 @@ class RecognitionThread {
   private nextUtterance = 1;
   private finishing = 0;
 
-  constructor(modelDir: string, args: string[], private readonly lost: () => void) {
+  constructor(location: PocketsphinxLocation, args: string[], private readonly lost: () => void) {
     // Listed as an entrypoint of the executable in scripts/build.ts, so this URL resolves inside it too.
     const worker = new Worker(new URL("./pocketsphinx-thread.ts", import.meta.url));
     worker.unref();
     worker.onmessage = ({ data }: MessageEvent<RecognitionReply>) => this.receive(data);
     worker.onerror = (event) => this.died(`the recognition thread failed: ${event.message}`);
     this.worker = worker;
-    this.post({ type: "create", modelDir, args });
+    this.post({ type: "create", location, args });
   }
 
   startUtterance(model: PocketsphinxModel, replay: boolean, onPartial: (text: string) => void): number {

@@ -1325,7 +1325,7 @@ export interface Health {
       status: "ok" | "failing";
       detail?: string;
     };
-    /** The built-in recogniser (PocketSphinx from the OS); unavailable does not make the instance unhealthy */
+    /** The built-in recogniser (PocketSphinx, carried by the executable or from the OS); unavailable does not make the instance unhealthy */
     offline_recognition: {
       status: "ok" | "unavailable";
       detail: string;
@@ -1949,7 +1949,7 @@ export interface RealtimeHealth {
       status: "ok" | "unavailable";
       detail: string;
     };
-    /** PocketSphinx from the OS packages; without it agents need a speech provider to listen */
+    /** PocketSphinx, carried by the executable or from the OS packages; without it agents need a speech provider to listen */
     offline_recognition: {
       status: "ok" | "unavailable";
       detail: string;
