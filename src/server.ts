@@ -60,7 +60,7 @@ import { twilioKind } from "./telephony/twilio/kind.ts";
 import { sipKind } from "./telephony/sip/kind.ts";
 import { simulatedKind } from "./telephony/simulated/kind.ts";
 import type { BrainServices } from "./voice/brains/services.ts";
-import { setBuiltinRecognitionSpeed, usePocketsphinxCache, type BuiltinRecognitionSpeed } from "./voice/speech/builtin/index.ts";
+import { pocketsphinxAvailability, setBuiltinRecognitionSpeed, usePocketsphinxCache, type BuiltinRecognitionSpeed } from "./voice/speech/builtin/index.ts";
 import { placeCall } from "./modules/calls/connect.ts";
 import { endLiveCallsAtShutdown, watchLiveCalls } from "./voice/runtime/watchdog.ts";
 import { deliverWebhook } from "./webhooks/delivery.ts";
@@ -255,6 +255,9 @@ export interface RunningServer {
 
 export function startServer(ctx: Parley): RunningServer {
   const { app } = createApp(ctx, ctx.services);
+  // A recogniser the executable carries is extracted, or its copy checked (~0.1 s), before anything
+  // listens: not on the event loop in a live call's first turn or a health check.
+  pocketsphinxAvailability();
   try {
     // reusePort off: a second Parley on the same port must fail, not split the traffic with the first.
     app.listen({ hostname: ctx.config.host, port: ctx.config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, development: false, reusePort: false });
