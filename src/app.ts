@@ -12,6 +12,7 @@ import { admission } from "./http/auth.ts";
 import { bodyParser } from "./http/body-parser.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { idempotency } from "./http/idempotency.ts";
+import { HttpMetrics, requestMetrics } from "./http/metrics.ts";
 import { openApiRoutes } from "./http/openapi.ts";
 import { assetRoutes } from "./web/assets.ts";
 import { dashboardRoutes } from "./web/dashboard/routes.ts";
@@ -77,6 +78,7 @@ export interface AppServices {
  */
 export function createApp(ctx: HttpContext, services: AppServices) {
   const routes = new RouteIndex();
+  const metrics = new HttpMetrics(ctx.metrics, routes);
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
       const meta = createRequestMeta(request, server?.requestIP(request)?.address, ctx.config, ctx.clock.now());
@@ -84,10 +86,11 @@ export function createApp(ctx: HttpContext, services: AppServices) {
       Object.assign(set.headers, meta.headers);
       meta.headers = set.headers as Record<string, string>;
     })
-    .use(errorHandler(ctx, routes))
+    .use(errorHandler(ctx, routes, metrics))
     .use(bodyParser(routes, ctx.config.jsonBodyLimitBytes, admission(ctx)))
     .use(idempotency(ctx))
     .use(auditTrail(ctx, routes))
+    .use(requestMetrics(metrics))
     .use(healthRoutes(ctx))
     .use(authRoutes(ctx))
     .use(workspaceRoutes(ctx))

@@ -3,6 +3,8 @@ import type { HttpContext } from "./context.ts";
 import { databaseRefusal, type Refusal } from "../db/refusals.ts";
 import { ApiError, problemBody, problemResponse, type ErrorCode, type FieldError } from "./errors.ts";
 import { auditRequest } from "./audit-trail.ts";
+import { countRefusal } from "../core/refusal-count.ts";
+import type { HttpMetrics } from "./metrics.ts";
 import { settleIdempotency } from "./idempotency.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
 import { createRequestMeta, findRequestMeta, type RequestMeta } from "./request-meta.ts";
@@ -16,7 +18,7 @@ const REFUSALS: Record<Refusal, { detail: string; retryAfterSeconds: number }> =
 };
 
 /** The one error handler: every failure leaves as RFC 9457 problem+json, never with a stack trace. */
-export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
+export function errorHandler(ctx: HttpContext, routes: RouteIndex, metrics: HttpMetrics) {
   return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error: thrown, request, route, body }) => {
     // Elysia wraps whatever the body parser throws; our own errors (413, 415) come out whole.
     const error = code === "PARSE" && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown;
@@ -52,6 +54,7 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
       problemCode = "service_unavailable";
       detail = REFUSALS[refusal].detail;
       headers["retry-after"] = String(REFUSALS[refusal].retryAfterSeconds);
+      countRefusal(ctx.metrics, "http", error);
       ctx.logger[refusal === "busy" ? "warn" : "error"]("the database refused a request's write", { request_id: meta.id, method: request.method, path: new URL(request.url).pathname, error });
     } else {
       problemCode = "internal_error";
@@ -63,6 +66,7 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
     meta.status = problem.status;
     settleIdempotency(ctx, meta, problem.status, JSON.stringify(problem), "application/problem+json");
     auditRequest(ctx, routes, request, route, problem.status);
+    metrics.record(request, route, problem.status);
     return problemResponse(problem, headers);
   });
 }
