@@ -2,18 +2,22 @@
 // carry templates and closed sets, never ids, and that each series moves with what it counts
 // (requests, calls, jobs, webhook deliveries, wallet charges, refused writes).
 import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
 import { enqueueJob } from "../../src/jobs/queue.ts";
 import { JobDiscard } from "../../src/jobs/outcomes.ts";
 import { waitForCall } from "../helpers/call-api.ts";
 import { createKey, registerOperator, registerUser, serverWithUser } from "../helpers/fixtures.ts";
-import { parseSamples, prometheusAvailable, promtoolCheck, scrape, valueOf, type Sample } from "../helpers/prometheus.ts";
+import { parseSamples, PROMTOOL, prometheusAvailable, promtoolCheck, scrape, valueOf, type Sample } from "../helpers/prometheus.ts";
 import { startTestServer } from "../helpers/server.ts";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
 import { holdWriteLock } from "../helpers/write-lock.ts";
-import { FROM_SOURCE, runParley } from "../helpers/process.ts";
+import { FROM_SOURCE, ROOT, runParley } from "../helpers/process.ts";
+import { tempDirs } from "../helpers/temp-dirs.ts";
 
 const s = serverWithUser("metrics", { settings: { metricsListen: "127.0.0.1:0" } });
+const tempDir = tempDirs("parley-metrics-");
 const opts = () => ({ token: s.user.token });
 const CALL_TIMEOUT = 45_000;
 const metrics = () => scrape(s.server.metricsUrl!);
@@ -301,5 +305,36 @@ describe("counters move with what they count", () => {
     const after = await metrics();
     expect(moved(before, after, "parley_db_refusals_total", { site: "http", kind: "busy" })).toBe(1);
     expect(moved(before, after, "parley_http_requests_total", { route: "/v1/agents", method: "POST", status_class: "5xx" })).toBe(1);
+  });
+});
+
+describe("the starter Grafana dashboard", () => {
+  test.skipIf(!prometheusAvailable)("queries only metrics Parley exposes, in PromQL Prometheus accepts", async () => {
+    const dashboard = JSON.parse(readFileSync(join(ROOT, "scripts/grafana/parley-dashboard.json"), "utf8"));
+    const exprs: string[] = dashboard.panels.flatMap((panel: any) => (panel.targets ?? []).map((target: any) => target.expr));
+    expect(exprs.length).toBeGreaterThan(15);
+    const named = new Set(exprs.flatMap((expr) => [...expr.matchAll(/\bparley_[a-z_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ""))));
+    expect([...named].filter((name) => !FAMILIES.includes(name))).toEqual([]);
+    // Each query as a recording rule, with Grafana's variables filled in: promtool parses every one.
+    const rules = exprs.map((expr, i) => `      - record: parley:dashboard_${i}\n        expr: ${JSON.stringify(expr.replaceAll("$__rate_interval", "5m").replaceAll("$instance", ".*"))}`);
+    const file = join(tempDir(), "dashboard.rules.yml");
+    writeFileSync(file, `groups:\n  - name: dashboard\n    rules:\n${rules.join("\n")}\n`);
+    const check = Bun.spawnSync([PROMTOOL!, "check", "rules", file]);
+    expect({ exitCode: check.exitCode, output: check.stdout.toString() + check.stderr.toString() }).toMatchObject({ exitCode: 0 });
+    expect(check.stdout.toString()).toContain(`SUCCESS: ${exprs.length} rules found`);
+    // Every panel reads the data source the importer picks.
+    for (const panel of dashboard.panels.filter((p: any) => p.type !== "row")) expect(panel.datasource).toEqual({ type: "prometheus", uid: "${datasource}" });
+  });
+});
+
+describe("the README", () => {
+  test("names every metric, with its labels, in its Metrics section", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("### Metrics"), readme.indexOf("\n## ", readme.indexOf("### Metrics")));
+    expect(section.length).toBeGreaterThan(1000);
+    for (const name of FAMILIES) expect({ name, listed: section.includes(`\`${name}\``) }).toEqual({ name, listed: true });
+    for (const label of ["route", "method", "status_class", "carrier", "status", "end_reason", "stage", "transport", "type", "outcome", "site", "kind", "state", "cause", "currency", "version", "collector"]) {
+      expect({ label, listed: section.includes(`\`${label}\``) }).toEqual({ label, listed: true });
+    }
   });
 });
