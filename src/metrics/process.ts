@@ -9,7 +9,7 @@ const LAG_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
 
 export function processMetrics(metrics: MetricsRegistry): { stop(): void } {
   metrics.gauge("parley_build_info", "Always 1; its label says which Parley is running.", ["version"]).labels(VERSION).set(1);
-  metrics.gauge("parley_process_start_time_seconds", "When the process started, in seconds since the Unix epoch.").labels().set(Math.round((Date.now() - performance.now()) / 1000));
+  metrics.gauge("parley_process_start_time_seconds", "When the process started, in seconds since the Unix epoch.").labels().set(Math.round(performance.timeOrigin / 1000));
   const rss = metrics.gauge("parley_process_resident_memory_bytes", "Resident set size: the process's memory in RAM.").labels();
   const heap = metrics.gauge("parley_process_heap_used_bytes", "JavaScript heap in use.").labels();
   const cpu = metrics.counter("parley_process_cpu_seconds_total", "CPU time the process used, user and system.").labels();
