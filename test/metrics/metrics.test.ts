@@ -13,7 +13,7 @@ import { parseSamples, PROMTOOL, prometheusAvailable, promtoolCheck, scrape, val
 import { startTestServer } from "../helpers/server.ts";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
 import { holdWriteLock } from "../helpers/write-lock.ts";
-import { FROM_SOURCE, ROOT, runParley } from "../helpers/process.ts";
+import { FROM_SOURCE, ROOT, runParley, spawnServer } from "../helpers/process.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";
 
 const s = serverWithUser("metrics", { settings: { metricsListen: "127.0.0.1:0" } });
@@ -122,6 +122,32 @@ describe("the metrics listener", () => {
       expect(await res.text()).toContain("parley_http_requests_total");
     } finally {
       await guarded.stop();
+    }
+  });
+
+  test("serve says where the metrics are, and warns when anyone on the network could read them", async () => {
+    /** The start lines end with the data dir's. */
+    const started = async (server: { stderr(): string }) => {
+      for (const deadline = Date.now() + 5_000; !server.stderr().includes("Data dir:") && Date.now() < deadline; ) await Bun.sleep(20);
+    };
+    const open = await spawnServer(FROM_SOURCE, ["--data-dir", tempDir(), "--metrics-listen", "0.0.0.0:0"]);
+    try {
+      await started(open);
+      const url = /Metrics: +(\S+)/.exec(open.stderr())![1];
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      expect(new URL(url).port).not.toBe(new URL(open.url).port);
+      expect((await fetch(url)).status).toBe(200);
+      expect(open.stderr()).toContain("the metrics listener answers anyone who reaches it: firewall it, or set --metrics-token");
+    } finally {
+      expect(await open.stop()).toBe(0);
+    }
+    const loopback = await spawnServer(FROM_SOURCE, ["--data-dir", tempDir(), "--metrics-listen", "127.0.0.1:0", "--metrics-token", "0123456789abcdef"]);
+    try {
+      await started(loopback);
+      expect(loopback.stderr()).toMatch(/Metrics: +http:\/\/127\.0\.0\.1:\d+\/metrics +\(Authorization: Bearer <--metrics-token>\)/);
+      expect(loopback.stderr()).not.toContain("answers anyone");
+    } finally {
+      expect(await loopback.stop()).toBe(0);
     }
   });
 
