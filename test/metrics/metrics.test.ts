@@ -20,6 +20,8 @@ const s = serverWithUser("metrics", { settings: { metricsListen: "127.0.0.1:0" }
 const tempDir = tempDirs("parley-metrics-");
 const opts = () => ({ token: s.user.token });
 const CALL_TIMEOUT = 45_000;
+/** Tests that start `parley` from source: a second or more each on a busy box. */
+const PROCESS_TIMEOUT = 30_000;
 const metrics = () => scrape(s.server.metricsUrl!);
 /** How much a series moved between two scrapes. */
 const moved = (before: Sample[], after: Sample[], name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
@@ -149,7 +151,7 @@ describe("the metrics listener", () => {
     } finally {
       expect(await loopback.stop()).toBe(0);
     }
-  });
+  }, PROCESS_TIMEOUT);
 
   test("a bad --metrics-listen or --metrics-token is refused in one line with exit 2, before anything starts", async () => {
     const cases: [string[], RegExp][] = [
@@ -170,7 +172,7 @@ describe("the metrics listener", () => {
     const env = await runParley(FROM_SOURCE, ["serve", "--data-dir", "/nonexistent/never-created"], { env: { PARLEY_METRICS_LISTEN: "[::1]" } });
     expect(env.exitCode).toBe(2);
     expect(env.stderr).toContain('--metrics-listen must be HOST:PORT (127.0.0.1:9464, [::1]:9464), got "[::1]"');
-  });
+  }, PROCESS_TIMEOUT);
 });
 
 describe("labels carry no ids", () => {
@@ -278,7 +280,7 @@ describe("counters move with what they count", () => {
     expect(valueOf(done, "parley_jobs_scheduled", { type: "test.metrics" })).toBe(1);
     expect(valueOf(done, "parley_jobs_queued", { type: "test.metrics" })).toBe(0);
     expect(valueOf(done, "parley_jobs_oldest_due_age_seconds", { type: "test.metrics" })).toBe(0);
-  });
+  }, 15_000);
 
   test("webhook deliveries by outcome, and the dead letters", async () => {
     const receivers: Receiver[] = [startReceiver(() => new Response("ok")), startReceiver(() => new Response("gone", { status: 410 })), startReceiver(() => new Response("later", { status: 503 }))];

@@ -13,7 +13,7 @@ let prometheus: PrometheusServer | null = null;
 
 beforeAll(async () => {
   if (prometheusAvailable) prometheus = await startPrometheus(new URL(s.server.metricsUrl!).host, TOKEN);
-});
+}, 20_000);
 afterAll(() => prometheus?.stop());
 
 /** Polls an instant query until `ok` holds for its result (each scrape is a second apart). */
