@@ -12,6 +12,7 @@ import { admission } from "./http/auth.ts";
 import { bodyParser } from "./http/body-parser.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { idempotency } from "./http/idempotency.ts";
+import { HttpMetrics, requestMetrics } from "./http/metrics.ts";
 import { openApiRoutes } from "./http/openapi.ts";
 import { assetRoutes } from "./web/assets.ts";
 import { dashboardRoutes } from "./web/dashboard/routes.ts";
@@ -77,6 +78,7 @@ export interface AppServices {
  */
 export function createApp(ctx: HttpContext, services: AppServices) {
   const routes = new RouteIndex();
+  const metrics = new HttpMetrics(ctx.metrics, routes);
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
       const meta = createRequestMeta(request, server?.requestIP(request)?.address, ctx.config, ctx.clock.now());
@@ -86,10 +88,11 @@ export function createApp(ctx: HttpContext, services: AppServices) {
       // Nothing reads the body of a GET; with no cap of Bun's, the connection closes rather than drain it.
       if ((request.method === "GET" || request.method === "HEAD") && carriesBody(request)) meta.headers.connection = "close";
     })
-    .use(errorHandler(ctx, routes))
+    .use(errorHandler(ctx, routes, metrics))
     .use(bodyParser(routes, ctx.config.jsonBodyLimitBytes, admission(ctx)))
     .use(idempotency(ctx))
     .use(auditTrail(ctx, routes))
+    .use(requestMetrics(metrics))
     .use(healthRoutes(ctx))
     .use(authRoutes(ctx))
     .use(workspaceRoutes(ctx))

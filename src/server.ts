@@ -37,7 +37,15 @@ import { paymentSweeps } from "./modules/wallet/payments/sweeps.ts";
 import { auditRetentionSweeps } from "./modules/audit-log/retention.ts";
 import { chargedUntil, enginesOf, ensureFunds, settleCall } from "./modules/wallet/metering.ts";
 import { chargeNumberFees, ensureNumberFunds, startNumberFees, stopNumberFees } from "./modules/wallet/number-fees.ts";
-import { checkWebCallAllowed, createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB, stopWorkspaceCalls } from "./modules/calls/service.ts";
+import { BROWSER_CARRIER, checkWebCallAllowed, createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB, stopWorkspaceCalls } from "./modules/calls/service.ts";
+import { callOutcomeMetrics } from "./modules/calls/metrics.ts";
+import { walletMetrics } from "./modules/wallet/metrics.ts";
+import { refusalMetrics } from "./core/refusal-count.ts";
+import { jobQueueMetrics } from "./jobs/metrics.ts";
+import { isLoopback, startMetricsListener } from "./metrics/listener.ts";
+import { processMetrics } from "./metrics/process.ts";
+import { callRuntimeMetrics } from "./voice/runtime/metrics.ts";
+import { webhookMetrics } from "./webhooks/metrics.ts";
 import { DISPATCH_JOB, dispatchCampaign } from "./modules/campaigns/dispatcher.ts";
 import { recordCampaignOutcome } from "./modules/campaigns/outcomes.ts";
 import { campaignsUsingAgent } from "./modules/campaigns/service.ts";
@@ -119,7 +127,18 @@ export function createParley(options: ContextOptions): Parley {
   ctx.hostBrands.lookup = hostBrandLookup(ctx, services.operatorWorkspaceId);
   const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }), carriers, services });
   registerJobHandlers(parley);
+  declareMetrics(parley);
   return parley;
+}
+
+/** Every feature's metrics, declared up front so a scrape shows each at 0 before anything happened. */
+function declareMetrics(ctx: Parley): void {
+  refusalMetrics(ctx.metrics);
+  callRuntimeMetrics(ctx, [...ctx.carriers.kinds().map((kind) => kind.kind), BROWSER_CARRIER]);
+  callOutcomeMetrics(ctx);
+  jobQueueMetrics(ctx, () => ctx.jobs.typeNames());
+  webhookMetrics(ctx);
+  walletMetrics(ctx);
 }
 
 /**
@@ -246,6 +265,8 @@ function registerJobHandlers(ctx: Parley): void {
 
 export interface RunningServer {
   port: number;
+  /** Where Prometheus scrapes (http://host:port/metrics), or null without --metrics-listen. */
+  metricsUrl: string | null;
   /** The address and port the socket is bound to, as the kernel has it (0.0.0.0:8080). */
   boundTo: string;
   url: string;
@@ -258,11 +279,19 @@ export function startServer(ctx: Parley): RunningServer {
   // A recogniser the executable carries is extracted, or its copy checked (~0.1 s), before anything
   // listens: not on the event loop in a live call's first turn or a health check.
   pocketsphinxAvailability();
+  // Its own address, bound first: a taken metrics port stops the start before the API serves anyone.
+  const metricsAddress = ctx.config.metricsAddress;
+  const metrics = metricsAddress ? startMetricsListener(ctx.metrics, metricsAddress, ctx.config.metricsToken) : null;
   try {
     // reusePort off: a second Parley on the same port must fail, not split the traffic with the first.
     app.listen({ hostname: ctx.config.host, port: ctx.config.port, maxRequestBodySize: MAX_REQUEST_BODY_BYTES, development: false, reusePort: false });
   } catch (error) {
+    void metrics?.stop();
     throw listenError(error, ctx.config.host, ctx.config.port) ?? error;
+  }
+  const processFigures = processMetrics(ctx.metrics);
+  if (metricsAddress && !ctx.config.metricsToken && !isLoopback(metricsAddress.host)) {
+    ctx.logger.warn("the metrics listener answers anyone who reaches it: firewall it, or set --metrics-token", { metrics_listen: ctx.config.metricsListen });
   }
   const server = app.server!;
   const port = server.port!;
@@ -301,11 +330,14 @@ export function startServer(ctx: Parley): RunningServer {
   const hostname = server.hostname ?? ctx.config.host;
   return {
     port,
+    metricsUrl: metrics?.url ?? null,
     boundTo: `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`,
     url: `http://${ctx.config.host.includes(":") ? `[${ctx.config.host}]` : ctx.config.host === "0.0.0.0" ? "127.0.0.1" : ctx.config.host}:${port}`,
     async stop() {
       sweeps.stop();
       metering.stop();
+      processFigures.stop();
+      await metrics?.stop();
       await server.stop(false);
       await ctx.jobs.stop(JOB_SHUTDOWN_DEADLINE_MS);
       const ended = await endLiveCallsAtShutdown(ctx, JOB_SHUTDOWN_DEADLINE_MS);

@@ -128,6 +128,7 @@ function startCall(agentId: string, tts: TextToSpeech, offset: number): { leg: B
     brains: ctx.services.brains,
     agent: agentConfigs.get(agentId)!,
     leg,
+    carrierKind: "simulated",
     tts,
     stt: new InstantRecognition(),
     sttSampleRate: 16_000, // a wideband recogniser: the 8→16 kHz resampler runs on every caller frame

@@ -98,6 +98,7 @@ function startCall(): { leg: SipCallLeg; session: CallSession } {
     brains: ctx.services.brains,
     agent: agentConfig,
     leg,
+    carrierKind: "sip",
     tts: new InstantSpeech(),
     stt: new InstantRecognition(),
     sttSampleRate: 16_000,

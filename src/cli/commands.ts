@@ -43,6 +43,7 @@ export async function serve(args: ParsedArgs): Promise<void> {
   const config = configFrom(args);
   // A taken port or a foreign address is said before anything is created on disk.
   assertCanListen(config.host, config.port);
+  if (config.metricsAddress) assertCanListen(config.metricsAddress.host, config.metricsAddress.port, "metrics listener: ");
   // Before the database is even opened: a second serve must not migrate or sweep a live instance's data.
   const lock = lockDataDir(config.dataDir);
   let ctx: Parley;
@@ -82,6 +83,7 @@ export async function serve(args: ParsedArgs): Promise<void> {
   // Served at / and under --dashboard-url's path: the one the operator named is the one to open.
   note(`Dashboard: ${ctx.config.dashboardUrl || ctx.publicUrl}/`);
   note(`API:       ${ctx.publicUrl}/v1   (OpenAPI: ${ctx.publicUrl}/openapi.json)`);
+  if (server.metricsUrl) note(`Metrics:   ${server.metricsUrl}${ctx.config.metricsToken ? "   (Authorization: Bearer <--metrics-token>)" : ""}`);
   note(`Data dir:  ${ctx.config.dataDir}`);
   const userCount = ctx.db.select({ n: sql<number>`count(*)` }).from(users).get()!.n;
   if (userCount === 0) note(`No users yet: register at POST ${ctx.publicUrl}/v1/auth/register, or: parley user create --email you@example.com --password-stdin --operator`);

@@ -6,6 +6,8 @@ import { OPTIONS, type ConfigValues, type OptionSpec } from "./options.ts";
 /** The resolved configuration every part of the server reads. */
 export interface Config extends Omit<ConfigValues, "trustedProxies"> {
   trustedProxies: Cidr[];
+  /** Where the metrics listener binds (--metrics-listen), or null when there is none. */
+  metricsAddress: { host: string; port: number } | null;
   /** Limits from DESIGN.md; not operator options but kept here so tests can see one place. */
   jsonBodyLimitBytes: number;
   /** Outgoing webhook time-out (DESIGN.md: 10 s); tests shorten it. */
@@ -67,11 +69,16 @@ export function buildConfig(settings: RawSettings): Config {
     if (!cidr) throw new ConfigError(`--trusted-proxies: "${entry}" is not an IP address or CIDR range`);
     return cidr;
   });
+  const metricsAddress = v.metricsListen ? listenAddress(v.metricsListen) : null;
+  if (v.metricsListen && !metricsAddress) throw new ConfigError(`--metrics-listen must be HOST:PORT (127.0.0.1:9464, [::1]:9464), got "${v.metricsListen}"`);
+  if (metricsAddress && metricsAddress.port !== 0 && metricsAddress.port === v.port) throw new ConfigError(`--metrics-listen ${v.metricsListen} is on the API's port: metrics need a port of their own, off the public one`);
+  if (v.metricsToken && !metricsAddress) throw new ConfigError("--metrics-token needs --metrics-listen (the metrics are only served there)");
+  if (v.metricsToken && !/^[\x21-\x7e]{16,}$/.test(v.metricsToken)) throw new ConfigError("--metrics-token must be at least 16 printable characters without spaces");
   for (const key of ["publicUrl", "dashboardUrl"] as const) {
     if (v[key] && !/^https?:\/\/[^/]+/.test(v[key])) throw new ConfigError(`${flagOf(key)} must be an absolute http(s) URL`);
     v[key] = v[key].replace(/\/+$/, "");
   }
-  return { ...v, dataDir: resolve(v.dataDir), trustedProxies, jsonBodyLimitBytes: 1024 * 1024, webhookTimeoutMs: 10_000, checkResponses: false };
+  return { ...v, dataDir: resolve(v.dataDir), trustedProxies, metricsAddress, jsonBodyLimitBytes: 1024 * 1024, webhookTimeoutMs: 10_000, checkResponses: false };
 }
 
 /** An IPv4 or IPv6 address, or a DNS name (a dotted quad must be a real IPv4 address: 999.1.1.1 is not). */
@@ -79,6 +86,16 @@ function validHost(host: string): boolean {
   if (isIP(host)) return true;
   if (/^[\d.]+$/.test(host)) return false;
   return /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(host);
+}
+
+/** `host:port` or `[ipv6]:port` to listen on (port 0 picks a free one), or null when it is neither. */
+function listenAddress(value: string): { host: string; port: number } | null {
+  const match = /^(?:\[([^\]]+)\]|([^:\[\]]+)):(\d{1,5})$/.exec(value);
+  if (!match) return null;
+  const host = match[1] ?? match[2];
+  const port = Number(match[3]);
+  if (port > 65535 || (match[1] !== undefined && isIP(host) !== 6) || !validHost(host)) return null;
+  return { host, port };
 }
 
 /** An address node's DNS resolver takes: an IP, `ipv4:port` or `[ipv6]:port`. */

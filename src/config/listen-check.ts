@@ -13,11 +13,12 @@ export function listenError(error: unknown, host: string, port: number): ConfigE
  * Binds the address for a moment and lets it go, so that `serve` refuses a taken port or a foreign
  * address before it creates a data dir, a key or a database. The server's own bind still checks again.
  */
-export function assertCanListen(host: string, port: number): void {
+export function assertCanListen(host: string, port: number, what = ""): void {
   if (port === 0) return; // any free port will do
   try {
     Bun.listen({ hostname: host, port, socket: { data() {} } }).stop(true);
   } catch (error) {
-    throw listenError(error, host, port) ?? error;
+    const known = listenError(error, host, port);
+    throw known ? new ConfigError(what + known.message) : error;
   }
 }

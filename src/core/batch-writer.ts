@@ -1,7 +1,7 @@
 // Commits write-behind batches on one connection (the writer thread's, or the main one's) so that no row
 // is lost to a database that refuses writes for a while, and a bad row costs only itself.
 import type BetterSqlite3 from "better-sqlite3";
-import { databaseRefusal } from "../db/refusals.ts";
+import { databaseRefusal, type Refusal } from "../db/refusals.ts";
 import { BatchStatements, type BatchRow } from "./batch-rows.ts";
 
 /** Rows held through a refusal, at most; beyond, the oldest held batch is given up (and reported lost). */
@@ -14,7 +14,7 @@ export type BatchReport =
   /** Rows that will never be written: a defect in those rows, or held rows given up. */
   | { kind: "lost"; rows: number; error: string }
   /** The database refused a batch (busy, full, I/O): its rows, and every batch after them, wait to be written again. */
-  | { kind: "held"; rows: number; error: string }
+  | { kind: "held"; rows: number; error: string; refusal: Refusal }
   /** Every held row is written now. */
   | { kind: "written"; rows: number };
 
@@ -22,6 +22,8 @@ export interface BatchWriterOptions {
   heldRowsLimit?: number;
   /** Unref the retry timer: a one-shot command must not stay alive for it (its close() tries one last time). */
   unrefTimer?: boolean;
+  /** Told the rows held whenever that number changes (the backlog an operator's metrics show). */
+  onHeld?: (rows: number) => void;
 }
 
 /**
@@ -52,10 +54,10 @@ export class BatchWriter {
   write(rows: BatchRow[]): void {
     if (rows.length === 0) return;
     if (this.held.length > 0) return this.hold(rows);
-    const refusal = this.commit(rows);
-    if (refusal === null) return;
+    const refused = this.commit(rows);
+    if (refused === null) return;
     this.hold(rows);
-    this.report({ kind: "held", rows: rows.length, error: refusal });
+    this.report({ kind: "held", rows: rows.length, error: message(refused), refusal: databaseRefusal(refused)! });
     this.scheduleRetry();
   }
 
@@ -71,6 +73,7 @@ export class BatchWriter {
     while (this.held.length > 0) {
       if (this.commit(this.held[0]) !== null) {
         this.heldRows -= written;
+        this.options.onHeld?.(this.heldRows);
         this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
         this.scheduleRetry();
         return false;
@@ -78,6 +81,7 @@ export class BatchWriter {
       written += this.held.shift()!.length;
     }
     this.heldRows = 0;
+    this.options.onHeld?.(0);
     this.retryMs = RETRY_FIRST_MS;
     this.report({ kind: "written", rows: written });
     return true;
@@ -91,6 +95,7 @@ export class BatchWriter {
     this.report({ kind: "lost", rows: this.heldRows, error: "the database still refused them when the writer closed" });
     this.held = [];
     this.heldRows = 0;
+    this.options.onHeld?.(0);
   }
 
   private hold(rows: BatchRow[]): void {
@@ -102,6 +107,7 @@ export class BatchWriter {
       this.heldRows -= oldest.length;
       given += oldest.length;
     }
+    this.options.onHeld?.(this.heldRows);
     if (given > 0) this.report({ kind: "lost", rows: given, error: `more than ${this.heldRowsLimit} rows held while the database refused them` });
   }
 
@@ -111,18 +117,18 @@ export class BatchWriter {
     if (this.options.unrefTimer) this.timer.unref?.();
   }
 
-  /** Commits one batch; answers null once it is written, or the refusal's message. */
-  private commit(rows: BatchRow[]): string | null {
+  /** Commits one batch; answers null once it is written, or the database's refusal. */
+  private commit(rows: BatchRow[]): unknown {
     try {
       this.db.transaction(() => this.statements.write(rows)).immediate();
       return null;
     } catch (error) {
-      return databaseRefusal(error) ? message(error) : this.commitEach(rows, error);
+      return databaseRefusal(error) ? error : this.commitEach(rows, error);
     }
   }
 
   /** A batch that failed for a defect, again one row per savepoint: only the rows that fail are lost. */
-  private commitEach(rows: BatchRow[], first: unknown): string | null {
+  private commitEach(rows: BatchRow[], first: unknown): unknown {
     let lost = 0;
     try {
       this.db.transaction(() => {
@@ -136,7 +142,7 @@ export class BatchWriter {
         }
       }).immediate();
     } catch (error) {
-      if (databaseRefusal(error)) return message(error);
+      if (databaseRefusal(error)) return error;
       lost = rows.length;
     }
     if (lost > 0) this.report({ kind: "lost", rows: lost, error: message(first) });

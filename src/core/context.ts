@@ -7,6 +7,7 @@ import { MIGRATIONS } from "../db/migrations.ts";
 import { deriveKey } from "../lib/crypto.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { createLogger, type Logger, type LogLevel } from "./logger.ts";
+import { MetricsRegistry } from "./metrics.ts";
 import { WriteBehind } from "./write-behind.ts";
 
 /** What the rest of the process needs of the job queue's worker: a nudge after an enqueue, and whether it runs. */
@@ -33,6 +34,8 @@ export interface AppContext {
   keys: { jwt: Uint8Array; encryption: Uint8Array };
   brand: { name: string; slug: string };
   writeBehind: WriteBehind;
+  /** What an operator's Prometheus scrapes (the metrics listener serves it); features record into it. */
+  metrics: MetricsRegistry;
   /** Durable writes that share a commit with others queued in the same turn (see GroupCommit). */
   groupCommit: GroupCommit;
   /** The durable job queue's worker; the composition root installs it, one-shot commands run without. */
@@ -63,6 +66,7 @@ export function createContext({ config, clock = systemClock, logger }: ContextOp
     throw error;
   }
   if (migrations.applied.length) log.info("database migrated", { applied: migrations.applied.join(",") });
+  const metrics = new MetricsRegistry();
   return {
     config,
     clock,
@@ -72,7 +76,8 @@ export function createContext({ config, clock = systemClock, logger }: ContextOp
     db,
     keys: { jwt: deriveKey(secret, "jwt"), encryption: deriveKey(secret, "encryption") },
     brand: { name: config.brandName, slug: config.brandSlug },
-    writeBehind: new WriteBehind(sqlite, log),
+    writeBehind: new WriteBehind(sqlite, log, { metrics }),
+    metrics,
     groupCommit: new GroupCommit(sqlite),
     jobs: NO_WORKER,
     migrations,

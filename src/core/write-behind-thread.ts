@@ -33,7 +33,7 @@ self.onmessage = ({ data }: MessageEvent<ThreadMessage>) => {
     db = new Database(data.path);
     db.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
     db.pragma("synchronous = NORMAL");
-    writer = new BatchWriter(db, reply, { heldRowsLimit: data.heldRowsLimit });
+    writer = new BatchWriter(db, reply, { heldRowsLimit: data.heldRowsLimit, onHeld: (rows) => Atomics.store(signal!, 2, rows) });
   } else if (data.type === "batch") {
     writer!.statements.add(data.newStatements);
     writer!.write(JSON.parse(data.rows) as BatchRow[]);

@@ -2,6 +2,8 @@ import type { Sqlite } from "../db/connection.ts";
 import type { BatchRow, SqlValue } from "./batch-rows.ts";
 import { BatchWriter, HELD_ROWS_LIMIT, type BatchReport } from "./batch-writer.ts";
 import type { Logger } from "./logger.ts";
+import type { MetricsRegistry } from "./metrics.ts";
+import { countRefusalKind } from "./refusal-count.ts";
 import type { ThreadMessage, ThreadReply } from "./write-behind-thread.ts";
 
 export type { SqlValue } from "./batch-rows.ts";
@@ -16,6 +18,8 @@ export interface WriteBehindOptions {
   maxPending?: number;
   /** See BatchWriter: rows held while the database refuses them. */
   heldRowsLimit?: number;
+  /** Where its backlog, lost rows and refusals are counted. */
+  metrics?: MetricsRegistry;
 }
 
 /**
@@ -39,6 +43,7 @@ export class WriteBehind {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private thread: WriterThread | null = null;
   private sending = false;
+  private onReport: (report: BatchReport) => void = () => {};
 
   private readonly delayMs: number;
   private readonly maxPending: number;
@@ -49,13 +54,33 @@ export class WriteBehind {
     // A batch of 250 stays near 2 ms of writing, inside the latency budget of requests behind it when it runs here.
     this.maxPending = options.maxPending ?? 250;
     this.heldRowsLimit = options.heldRowsLimit ?? HELD_ROWS_LIMIT;
+    if (options.metrics) this.countInto(options.metrics);
+  }
+
+  /** Counts what an operator watches: the backlog (read at each scrape), rows lost, refusals met. */
+  private countInto(metrics: MetricsRegistry): void {
+    const backlog = metrics.gauge("parley_write_behind_backlog_rows", "Bookkeeping rows (audit rows, keys' last-used times) not yet committed: queued for the next batch, or held while the database refuses them.", ["state"]);
+    const lost = metrics.counter("parley_write_behind_rows_lost_total", "Bookkeeping rows given up: a defect in the row, or beyond the held-rows limit through a long refusal.");
+    metrics.onCollect("write_behind", () => {
+      backlog.labels("queued").set(this.rows.length);
+      backlog.labels("held").set(this.heldRows);
+    });
+    this.onReport = (report) => {
+      if (report.kind === "lost") lost.labels().inc(report.rows);
+      else if (report.kind === "held") countRefusalKind(metrics, "write_behind", report.refusal);
+    };
+  }
+
+  /** Rows held through a refusal, on whichever connection writes them. */
+  get heldRows(): number {
+    return (this.thread?.heldRows ?? 0) + (this.here?.heldCount ?? 0);
   }
 
   /** Moves the commits to a writer thread with its own connection to `databasePath`. */
   startThread(databasePath: string, busyTimeoutMs = THREAD_BUSY_TIMEOUT_MS): void {
     if (this.thread) return;
     this.flush();
-    this.thread = new WriterThread(databasePath, this.logger, { busyTimeoutMs, heldRowsLimit: this.heldRowsLimit });
+    this.thread = new WriterThread(databasePath, (report) => this.report(report), this.logger, { busyTimeoutMs, heldRowsLimit: this.heldRowsLimit });
   }
 
   /** Queues one row for a statement (SQL whose values are `?`); rows commit in the order they were added (a row the database rejects costs only itself). */
@@ -114,9 +139,14 @@ export class WriteBehind {
   }
 
   private writeHere(rows: BatchRow[]): void {
-    this.here ??= new BatchWriter(this.sqlite, (report) => logReport(this.logger, report), { heldRowsLimit: this.heldRowsLimit, unrefTimer: true });
+    this.here ??= new BatchWriter(this.sqlite, (report) => this.report(report), { heldRowsLimit: this.heldRowsLimit, unrefTimer: true });
     this.here.statements.add(this.statementTexts.slice(this.here.statements.count));
     this.here.write(rows);
+  }
+
+  private report(report: BatchReport): void {
+    logReport(this.logger, report);
+    this.onReport(report);
   }
 }
 
@@ -129,17 +159,17 @@ function logReport(logger: Logger, report: BatchReport): void {
 /** The main thread's side of the writer thread: batches out, commit sequence numbers back through shared memory. */
 class WriterThread {
   private readonly worker: Worker;
-  /** [0]: the last batch committed (or given up); [1]: 1 once the thread's connection is closed. */
-  private readonly signal = new Int32Array(new SharedArrayBuffer(8));
+  /** [0]: the last batch committed (or given up); [1]: 1 once the thread's connection is closed; [2]: rows held through a refusal. */
+  private readonly signal = new Int32Array(new SharedArrayBuffer(12));
   private sent = 0;
   private statementsSent = 0;
   alive = true;
 
-  constructor(databasePath: string, private logger: Logger, options: { busyTimeoutMs: number; heldRowsLimit: number }) {
+  constructor(databasePath: string, report: (report: ThreadReply) => void, private logger: Logger, options: { busyTimeoutMs: number; heldRowsLimit: number }) {
     // Listed as an entrypoint of the executable in scripts/build.ts, so this URL resolves inside it too.
     this.worker = new Worker(new URL("./write-behind-thread.ts", import.meta.url));
     this.worker.unref?.();
-    this.worker.onmessage = ({ data }: MessageEvent<ThreadReply>) => logReport(this.logger, data);
+    this.worker.onmessage = ({ data }: MessageEvent<ThreadReply>) => report(data);
     this.worker.onerror = (event) => {
       this.alive = false;
       this.logger.error("write-behind thread failed; writing on the main connection from now on", { error: event.message });
@@ -152,6 +182,10 @@ class WriterThread {
     this.statementsSent = statementTexts.length;
     // One string is far cheaper to hand over than a structured clone of hundreds of small arrays.
     this.post({ type: "batch", seq: ++this.sent, newStatements, rows: JSON.stringify(rows) });
+  }
+
+  get heldRows(): number {
+    return Atomics.load(this.signal, 2);
   }
 
   /** Blocks until the thread has committed (or held) every batch sent so far. */

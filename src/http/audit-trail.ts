@@ -53,7 +53,8 @@ function pathOf(url: string): string {
   return end < 0 ? url.slice(start) : url.slice(start, end);
 }
 
-function statusOf(value: unknown, setStatus: number | string | undefined): number {
+/** The status a route's answer carries (a Response, an Elysia status(), or set.status). */
+export function statusOf(value: unknown, setStatus: number | string | undefined): number {
   if (value instanceof Response) return value.status;
   if (value instanceof ElysiaCustomStatusResponse) return value.code;
   return typeof setStatus === "number" ? setStatus : 200;

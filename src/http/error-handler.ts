@@ -3,6 +3,8 @@ import type { HttpContext } from "./context.ts";
 import { databaseRefusal, type Refusal } from "../db/refusals.ts";
 import { ApiError, problemBody, type ErrorCode, type FieldError, type ProblemExtensions } from "./errors.ts";
 import { auditRequest } from "./audit-trail.ts";
+import { countRefusal } from "../core/refusal-count.ts";
+import type { HttpMetrics } from "./metrics.ts";
 import { settleIdempotency } from "./idempotency.ts";
 import { lingeringAnswer } from "./lingering.ts";
 import { loggableTarget } from "./redaction.ts";
@@ -18,7 +20,7 @@ const REFUSALS: Record<Refusal, { detail: string; retryAfterSeconds: number }> =
 };
 
 /** The one error handler: every failure leaves as RFC 9457 problem+json, never with a stack trace. */
-export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
+export function errorHandler(ctx: HttpContext, routes: RouteIndex, metrics: HttpMetrics) {
   return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error: thrown, request, route, body }) => {
     // Elysia wraps whatever the body parser throws; our own errors (413, 415) come out whole.
     const error = code === "PARSE" && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown;
@@ -56,6 +58,7 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
       problemCode = "service_unavailable";
       detail = REFUSALS[refusal].detail;
       headers["retry-after"] = String(REFUSALS[refusal].retryAfterSeconds);
+      countRefusal(ctx.metrics, "http", error);
       ctx.logger[refusal === "busy" ? "warn" : "error"]("the database refused a request's write", { request_id: meta.id, method: request.method, path: loggableTarget(route, request.url), error });
     } else {
       problemCode = "internal_error";
@@ -68,6 +71,7 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex) {
     const text = JSON.stringify(problem);
     settleIdempotency(ctx, meta, problem.status, text, "application/problem+json");
     auditRequest(ctx, routes, request, route, problem.status);
+    metrics.record(request, route, problem.status);
     headers["content-type"] = "application/problem+json";
     // A body left unread (refused at its limit, or before it was read: 401, 404) cannot be taken for the next request.
     if (!meta.bodyRead && carriesBody(request)) return lingeringAnswer(text, { status: problem.status, headers }, request.body);

@@ -105,3 +105,10 @@ export function problemBody(code: ErrorCode, detail: string, requestId: string, 
     ...members,
   };
 }
+
+export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(problem), {
+    status: problem.status,
+    headers: { ...headers, "content-type": "application/problem+json" },
+  });
+}

@@ -7,6 +7,8 @@ import type { Principal, SessionPrincipal } from "./permissions.ts";
 export interface RequestMeta {
   id: string;
   startedAt: number;
+  /** performance.now() as the request came in: its duration for the metrics (startedAt is the context's clock, which tests stop). */
+  receivedAt: number;
   ip: string;
   userAgent: string | null;
   principal?: Principal;
@@ -22,6 +24,8 @@ export interface RequestMeta {
   bodyRead?: boolean;
   /** Set once the audit row is queued, so no path records a request twice. */
   audited?: boolean;
+  /** Set once the request is counted in the metrics, likewise. */
+  measured?: boolean;
 }
 
 const metas = new WeakMap<Request, RequestMeta>();
@@ -32,6 +36,7 @@ export function createRequestMeta(request: Request, peerAddress: string | undefi
   const meta: RequestMeta = {
     id,
     startedAt: now,
+    receivedAt: performance.now(),
     ip: clientIp(peerAddress, request.headers.get("x-forwarded-for"), config),
     userAgent: request.headers.get("user-agent")?.slice(0, 512) ?? null,
     headers: { "x-request-id": id },

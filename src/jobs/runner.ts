@@ -6,6 +6,8 @@ import { claimJobs, completeJob, failJob, nextDueAt, releaseJob, renewLease, sno
 import { JobDiscard, JobRetryLater, JobSnooze } from "./outcomes.ts";
 import type { JobRow } from "./queue.ts";
 import { failureLevel } from "../db/refusals.ts";
+import { countRefusal } from "../core/refusal-count.ts";
+import { jobOutcomes } from "./metrics.ts";
 
 export interface RunningJob<P = Record<string, unknown>> {
   id: string;
@@ -66,10 +68,12 @@ export class JobRunner {
   private dueTypes: Set<string> | "all" = "all";
   readonly leaseMs: number;
   private pollMs: number;
+  private readonly outcomes: ReturnType<typeof jobOutcomes>;
 
   constructor(private ctx: AppContext, options: RunnerOptions = {}) {
     this.leaseMs = options.leaseMs ?? 30 * SECOND;
     this.pollMs = options.pollMs ?? 1000;
+    this.outcomes = jobOutcomes(ctx.metrics);
   }
 
   register<P>(type: string, handler: (job: RunningJob<P>) => Promise<void>, options: JobTypeOptions = {}): void {
@@ -80,6 +84,13 @@ export class JobRunner {
       retryAt: options.retryAt ?? ((job, now) => now + defaultBackoffMs(job.attempt)),
       running: 0,
     });
+    // Each type's counters start at 0, so a first failure shows as a rise.
+    for (const outcome of Object.values(this.outcomes)) outcome.labels(type);
+  }
+
+  /** The job types this runner handles. */
+  typeNames(): string[] {
+    return [...this.types.keys()];
   }
 
   /** Default attempts for enqueuers that do not choose. */
@@ -135,6 +146,7 @@ export class JobRunner {
         }
       } while (this.tickAgain && !this.stopping);
     } catch (error) {
+      countRefusal(this.ctx.metrics, "jobs", error);
       this.ctx.logger[failureLevel(error)]("job runner tick failed", { error });
     } finally {
       this.ticking = false;
@@ -183,6 +195,7 @@ export class JobRunner {
     } catch (error) {
       // The database failing (locked past its busy timeout, disk gone) must not stop the polling that
       // finds the work again once it is back: called from tick's finally, a throw here would end it.
+      countRefusal(this.ctx.metrics, "jobs", error);
       this.ctx.logger[failureLevel(error)]("job runner could not read when work is next due", { error });
     }
     const now = this.ctx.clock.now();
@@ -202,6 +215,7 @@ export class JobRunner {
         if (!renewLease(this.ctx.db, row.id, this.holder, this.ctx.clock.now() + this.leaseMs)) abort.abort();
       } catch (error) {
         // Locked or failing: try again at the next renewal; only a lease really lost stops the handler.
+        countRefusal(this.ctx.metrics, "jobs", error);
         this.ctx.logger.warn("could not renew a job's lease", { job_id: row.id, type: row.type, error });
       }
     }, renewEvery);
@@ -223,11 +237,13 @@ export class JobRunner {
     const promise = (async () => {
       try {
         await registration.handler(job);
-        if (!completed) completeJob(this.ctx.db, row.id, this.holder, this.ctx.clock.now());
+        if (!completed) completed = completeJob(this.ctx.db, row.id, this.holder, this.ctx.clock.now());
+        if (completed) this.outcomes.completed.labels(row.type).inc();
       } catch (error) {
         try {
           this.recordFailure(row, registration, error);
         } catch (recordError) {
+          countRefusal(this.ctx.metrics, "jobs", recordError);
           // Nothing is recorded, so the lease runs out and the job runs again (handlers tolerate a rerun).
           this.ctx.logger[failureLevel(recordError)]("could not record the outcome of a job; it runs again once its lease expires", { job_id: row.id, type: row.type, error: recordError });
         }
@@ -255,7 +271,7 @@ export class JobRunner {
       retryAt = registration.retryAt(row, now);
       if (error instanceof JobRetryLater) retryAt = Math.max(retryAt, error.notBefore);
     }
-    failJob(this.ctx.db, row, this.holder, now, { retryAt, error: message });
+    if (failJob(this.ctx.db, row, this.holder, now, { retryAt, error: message })) (retryAt === null ? this.outcomes.failed : this.outcomes.retried).labels(row.type).inc();
     if (retryAt === null && !(error instanceof JobDiscard)) {
       this.ctx.logger.warn("job failed for good", { job_id: row.id, type: row.type, attempts: row.attempt, error: message });
     }

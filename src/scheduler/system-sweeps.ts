@@ -5,6 +5,7 @@ import { idempotencyKeys, passwordResets, sessions } from "../db/schema/index.ts
 import { DAY } from "../lib/time.ts";
 import { pruneFinishedJobs, rescueExpiredLeases } from "../jobs/leases.ts";
 import { failureLevel } from "../db/refusals.ts";
+import { countRefusal } from "../core/refusal-count.ts";
 
 /** How long ended sessions stay listed for forensics before they are deleted. */
 const ENDED_SESSION_RETENTION_MS = 30 * DAY;
@@ -29,7 +30,10 @@ export interface Sweep {
 
 /** Periodic housekeeping: expired bookkeeping rows out, the WAL folded back into the database, plus the features' sweeps. */
 export function startSystemSweeps(ctx: AppContext, features: Sweep[] = []): Sweeps {
-  const failed = (name: string) => (error: unknown) => ctx.logger[failureLevel(error)]("system sweep failed", { sweep: name, error });
+  const failed = (name: string) => (error: unknown) => {
+    countRefusal(ctx.metrics, "sweeps", error);
+    ctx.logger[failureLevel(error)]("system sweep failed", { sweep: name, error });
+  };
   const run = (name: string, work: () => unknown) => () => {
     try {
       const result = work();

@@ -23,8 +23,19 @@ export type LegEvent =
   /** How the media went, as the leg measured it (RTP counters, the far end's RTCP reports), said once as the call ends. */
   | { type: "media_report"; report: Record<string, unknown> };
 
+/** The caller's frames as the leg received them so far: how many came, never came (lost), or came late. */
+export interface MediaCounts {
+  /** `rtp` (SIP trunks) or `websocket` (carriers' media streams, browsers). */
+  transport: "rtp" | "websocket";
+  received: number;
+  lost: number;
+  late: number;
+}
+
 export interface CallLeg {
   readonly format: MediaFormat;
+  /** Counted by legs whose media crosses a network (the simulated carrier's does not). */
+  mediaCounts?(): MediaCounts;
   /** The caller's audio, one 20 ms frame at a time, in `format`. */
   onAudio(handler: (frame: Uint8Array) => void): void;
   /** Keys signalled out of band (RFC 4733, Twilio `dtmf`); in-band tones are detected from the audio. */

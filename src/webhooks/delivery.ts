@@ -8,6 +8,7 @@ import { DAY, HOUR, MINUTE, SECOND, toIso } from "../lib/time.ts";
 import { JobRetryLater, JobSnooze } from "../jobs/outcomes.ts";
 import type { RunningJob } from "../jobs/runner.ts";
 import { OutboundRefused, OutboundTimeout, sendOutbound } from "../net/outbound.ts";
+import { countDelivery } from "./metrics.ts";
 import { nextAttemptAt } from "./retry-policy.ts";
 import { signWebhook } from "./signing.ts";
 import { resolveTarget, type EndpointRow } from "./targets.ts";
@@ -34,11 +35,13 @@ export async function deliverWebhook(ctx: AppContext, job: RunningJob<{ delivery
   const now = ctx.clock.now();
   if (!event || target.kind === "gone") {
     settle(ctx, delivery.id, { state: "discarded", discardedReason: event ? (target as { reason: string }).reason : "the event no longer exists" });
+    countDelivery(ctx, "discarded");
     return;
   }
   if (target.kind === "endpoint") {
     if (target.endpoint.status === "disabled") {
       settle(ctx, delivery.id, { state: "failed", failedAt: now, lastError: `endpoint disabled: ${target.endpoint.disabledReason ?? "by a user"}` });
+      countDelivery(ctx, "failed");
       return;
     }
     const waitUntil = breakerWait(ctx, target.endpoint, now);
@@ -88,6 +91,7 @@ export async function deliverWebhook(ctx: AppContext, job: RunningJob<{ delivery
     if (target.kind === "endpoint") recordEndpointHealth(ctx, target.endpoint, verdict, after);
     if (final) job.complete();
   });
+  countDelivery(ctx, verdict === "delivered" ? "delivered" : retryAt === null ? "failed" : "retried");
 
   if (retryAt !== null) throw new JobRetryLater(result.error ?? `HTTP ${result.statusCode}`, retryAt);
 }

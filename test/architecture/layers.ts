@@ -11,6 +11,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["jobs/"],
   ["webhooks/"],
   ["http/", "scheduler/"],
+  // The metrics listener and the process's own figures: beside the API, never inside it.
+  ["metrics/"],
   // What the binary serves to browsers (the widget runtime, the voice client): text, built from nothing above.
   ["web/"],
   ["providers/"],

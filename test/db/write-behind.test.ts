@@ -8,6 +8,8 @@ import { WriteBehind } from "../../src/core/write-behind.ts";
 import { Database } from "../../src/db/native.ts";
 import type { Sqlite } from "../../src/db/connection.ts";
 import { lockDatabase } from "../helpers/write-lock.ts";
+import { MetricsRegistry } from "../../src/core/metrics.ts";
+import { parseSamples, valueOf } from "../helpers/prometheus.ts";
 
 const INSERT = "INSERT INTO t (n, label) VALUES (?, ?)";
 
@@ -31,7 +33,7 @@ afterEach(() => {
 });
 
 const rows = () => sqlite.prepare("SELECT n, label FROM t ORDER BY seq").all() as { n: number; label: string | null }[];
-const writer = (options: { maxPending?: number; heldRowsLimit?: number } = {}) =>
+const writer = (options: { maxPending?: number; heldRowsLimit?: number; metrics?: MetricsRegistry } = {}) =>
   new WriteBehind(sqlite, createLogger("info", (line) => logs.push(line)), { delayMs: 100_000, ...options });
 const errors = () => logs.filter((line) => line.includes(" ERROR "));
 
@@ -153,6 +155,36 @@ describe.each([
     expect(errors()).toEqual([]);
     expect(logs.filter((line) => line.includes("holding them to write again"))).toHaveLength(1);
     expect(logs.some((line) => line.includes("held through a refusal are written") && line.includes("rows=5"))).toBe(true);
+  });
+
+  test("what an operator's metrics show: rows queued, then held through a refusal (counted once), then none", async () => {
+    const metrics = new MetricsRegistry();
+    const wb = writer({ metrics, heldRowsLimit: 4 });
+    start(wb);
+    const read = () => {
+      const samples = parseSamples(metrics.render());
+      return {
+        queued: valueOf(samples, "parley_write_behind_backlog_rows", { state: "queued" }),
+        held: valueOf(samples, "parley_write_behind_backlog_rows", { state: "held" }),
+        refusals: valueOf(samples, "parley_db_refusals_total", { site: "write_behind", kind: "busy" }),
+        lost: valueOf(samples, "parley_write_behind_rows_lost_total"),
+      };
+    };
+    const lock = lockDatabase(path);
+    for (let n = 1; n <= 3; n++) wb.add(INSERT, [n, null]);
+    expect(read()).toEqual({ queued: 3, held: 0, refusals: 0, lost: 0 });
+    wb.flush();
+    await Bun.sleep(20); // a thread's report arrives as a message
+    expect(read()).toEqual({ queued: 0, held: 3, refusals: 1, lost: 0 });
+    for (let n = 4; n <= 5; n++) wb.add(INSERT, [n, null]);
+    wb.flush(); // past the limit of 4: the oldest batch (3 rows) is given up
+    await Bun.sleep(20);
+    expect(read()).toEqual({ queued: 0, held: 2, refusals: 1, lost: 3 });
+    lock.release();
+    await waitFor(() => rows().length === 2);
+    await Bun.sleep(20);
+    expect(read()).toEqual({ queued: 0, held: 0, refusals: 1, lost: 3 });
+    wb.close();
   });
 
   test("rows still refused when the writer closes are reported lost, with their count", async () => {

@@ -9,6 +9,8 @@ import { ApiClient } from "./client.ts";
 
 export interface TestServer {
   url: string;
+  /** The metrics listener's URL (settings.metricsListen), or null. */
+  metricsUrl: string | null;
   ctx: Parley;
   clock: ManualClock;
   /** Every line the server logged (password-reset links end up here). */
@@ -72,6 +74,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const server = startServer(ctx);
   return {
     url: server.url,
+    metricsUrl: server.metricsUrl,
     ctx,
     clock,
     logs,

@@ -52,7 +52,7 @@ function recognitionFor(ctx: AppContext, call: CallRow, config: AgentConfig, lin
 }
 
 /** Puts a CallSession on a leg: engines chosen, recording opened, the conversation loop wired. */
-export function connectLeg(ctx: AppContext, brains: BrainServices, call: CallRow, config: AgentConfig, leg: CallLeg, options: { screenForMachine: boolean; scriptedRecognition: boolean }): CallSession {
+export function connectLeg(ctx: AppContext, brains: BrainServices, call: CallRow, config: AgentConfig, leg: CallLeg, options: { carrierKind: string; screenForMachine: boolean; scriptedRecognition: boolean }): CallSession {
   const tts = ttsFor(ctx, call.workspaceId, config.voice.provider_id);
   tts.warm?.(); // an outbound call is still ringing here
   const recognition = recognitionFor(ctx, call, config, leg.format.sampleRate, options.scriptedRecognition);
@@ -64,6 +64,7 @@ export function connectLeg(ctx: AppContext, brains: BrainServices, call: CallRow
     brains,
     agent: config,
     leg,
+    carrierKind: options.carrierKind,
     tts,
     stt: recognition.stt,
     sttSampleRate: recognition.sampleRate,
@@ -101,7 +102,7 @@ export async function placeCall(ctx: AppContext, brains: BrainServices, carriers
     const carrier = carriers.carrier(call.workspaceId, call.carrier);
     if (!carrier) throw new Error(`carrier connection ${call.carrier} no longer exists`);
     leg = carrier.dial({ callId: call.id, from: call.fromNumber ?? "", to: call.toNumber ?? "", options: call.carrierOptions ?? {} });
-    connectLeg(ctx, brains, { ...call, status: "ringing" }, config, leg, { screenForMachine: true, scriptedRecognition: carrier.scriptedRecognition("outbound", call.carrierOptions) });
+    connectLeg(ctx, brains, { ...call, status: "ringing" }, config, leg, { carrierKind: carrier.kind, screenForMachine: true, scriptedRecognition: carrier.scriptedRecognition("outbound", call.carrierOptions) });
   } catch (error) {
     leg?.hangup();
     ctx.sqlite.transaction(() => {

@@ -30,7 +30,7 @@ export function inboundCalls(ctx: AppContext, brains: BrainServices, carriers: C
       const call = createInboundCall(ctx, workspaceId, number, request.from, request.carrierOptions, scripted, kind);
       try {
         const leg = makeLeg(call.id);
-        connectLeg(ctx, brains, call, agentConfigForCall(ctx, call)!, leg, { screenForMachine: false, scriptedRecognition: scripted });
+        connectLeg(ctx, brains, call, agentConfigForCall(ctx, call)!, leg, { carrierKind: kind, screenForMachine: false, scriptedRecognition: scripted });
       } catch (error) {
         endCall(ctx, call.id, { status: "failed", endReason: "error" });
         throw error;

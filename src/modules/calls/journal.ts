@@ -1,4 +1,5 @@
 import type { AppContext } from "../../core/context.ts";
+import { countRefusal } from "../../core/refusal-count.ts";
 import { databaseRefusal } from "../../db/refusals.ts";
 import type { CallJournal } from "../../voice/runtime/journal.ts";
 import { addTimelineEvent, endCall, markAnswered, recordTurn, reportCallError, reportTransfer, type CallRow } from "./lifecycle.ts";
@@ -27,6 +28,7 @@ export function callJournal(ctx: AppContext, call: Pick<CallRow, "id" | "workspa
       } catch (error) {
         // Any other error is a defect of the report itself: retrying would only hold back every report after it.
         if (databaseRefusal(error)) {
+          countRefusal(ctx.metrics, "calls", error);
           if (refusedSince === null) ctx.logger.warn("the database refused a call's report; it is kept and tried again", { call_id: call.id, report: report.kind, error });
           refusedSince ??= Date.now();
           retry = setTimeout(drain, RETRY_MS);

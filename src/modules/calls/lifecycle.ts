@@ -9,6 +9,7 @@ import { publishAgentEvent } from "../../webhooks/outbox.ts";
 import type { CallEnding, TurnRecord } from "../../voice/runtime/journal.ts";
 import { liveCalls } from "../../voice/runtime/registry.ts";
 import { callUrls } from "./models.ts";
+import { countCallEnd } from "./metrics.ts";
 
 export type { CallEnding, TurnRecord };
 
@@ -145,7 +146,7 @@ export function reportTransfer(ctx: AppContext, callId: string, to: string, reas
  * outcome event (`call.completed`/`call.transferred`/`call.failed`) follow from a durable job.
  */
 export function endCall(ctx: AppContext, callId: string, ending: CallEnding): boolean {
-  return ctx.sqlite.transaction(() => {
+  const ended = ctx.sqlite.transaction(() => {
     const call = findCall(ctx, callId);
     if (!call || !LIVE_STATUSES.includes(call.status)) return false;
     const now = ctx.clock.now();
@@ -169,6 +170,9 @@ export function endCall(ctx: AppContext, callId: string, ending: CallEnding): bo
     for (const hook of callEndHooks.of(ctx)) hook(ctx, updated);
     return true;
   }).immediate();
+  // Counted after its transaction: one the database refused threw, and is counted when the journal writes it again.
+  if (ended) countCallEnd(ctx, ending.status, ending.endReason);
+  return ended;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { WebCalls } from "../../telephony/types.ts";
 import type { BrainServices } from "../../voice/brains/services.ts";
 import { agentConfigForCall, connectLeg } from "./connect.ts";
 import { endCall } from "./lifecycle.ts";
-import { createWebCall } from "./service.ts";
+import { BROWSER_CARRIER, createWebCall } from "./service.ts";
 
 /** Browser sessions as calls: the same connection path as a carrier's inbound call, without a number. */
 export function webCalls(ctx: AppContext, brains: BrainServices): WebCalls {
@@ -12,7 +12,7 @@ export function webCalls(ctx: AppContext, brains: BrainServices): WebCalls {
       const call = createWebCall(ctx, workspaceId, request);
       try {
         const leg = makeLeg(call.id);
-        connectLeg(ctx, brains, call, agentConfigForCall(ctx, call)!, leg, { screenForMachine: false, scriptedRecognition: false });
+        connectLeg(ctx, brains, call, agentConfigForCall(ctx, call)!, leg, { carrierKind: BROWSER_CARRIER, screenForMachine: false, scriptedRecognition: false });
       } catch (error) {
         endCall(ctx, call.id, { status: "failed", endReason: "error" });
         throw error;

@@ -4,6 +4,7 @@ import type { AppContext } from "../../core/context.ts";
 import { prepared } from "../../db/prepared.ts";
 import { ledgerEntries, wallets } from "../../db/schema/index.ts";
 import { newTimeOrderedId } from "../../lib/ids.ts";
+import { countCharge } from "./metrics.ts";
 
 export type LedgerEntryRow = typeof ledgerEntries.$inferSelect;
 export type WalletRow = typeof wallets.$inferSelect;
@@ -89,7 +90,11 @@ export function appendEntry(ctx: AppContext, entry: NewEntry): { entry: LedgerEn
       createdAt: now,
     };
     const inserted = insert.run(row.id, row.workspaceId, row.amount, row.balanceAfter, row.cause, row.category, row.refType, row.refId, row.quantity, row.agentId, row.note, row.createdBy, row.dedupe, row.createdAt);
-    if (inserted.changes === 1) return { entry: row, duplicate: false };
+    if (inserted.changes === 1) {
+      // Counted as written: a transaction rolled back after this (a refusal, rare) leaves it counted.
+      if (row.amount < 0) countCharge(ctx, row.cause, -row.amount);
+      return { entry: row, duplicate: false };
+    }
     // Its dedupe key was written before: put the balance back and answer the entry that stands.
     add.get(-entry.amount, now, entry.workspaceId);
     return { entry: entryByDedupe(ctx.db).get({ workspaceId: entry.workspaceId, dedupe: entry.dedupe })!, duplicate: true };

@@ -6,6 +6,7 @@ import { liveCalls } from "../../voice/runtime/registry.ts";
 import { walletOf } from "./ledger.ts";
 import { settleCall, type CallEngines, type MeteredCall } from "./metering.ts";
 import { failureLevel } from "../../db/refusals.ts";
+import { countRefusal } from "../../core/refusal-count.ts";
 
 /** The engines a call's agent version uses (handed over by the composition root, which reads agents). */
 export type EnginesOfCall = (call: MeteredCall) => CallEngines;
@@ -48,6 +49,7 @@ export function startMetering(ctx: AppContext, enginesOfCall: EnginesOfCall): { 
           try {
             if (settleCall(ctx, call, talkedUntil.get(call.id)!, engines.get(call.id)!) > 0) charged.add(call.id);
           } catch (error) {
+            countRefusal(ctx.metrics, "metering", error);
             ctx.logger[failureLevel(error)]("settling a live call failed", { call_id: call.id, error: (error as Error).message });
           }
         }
@@ -70,6 +72,7 @@ export function startMetering(ctx: AppContext, enginesOfCall: EnginesOfCall): { 
       pass();
     } catch (error) {
       // The database refused the pass (locked, disk full): the next one charges every call up to its own time.
+      countRefusal(ctx.metrics, "metering", error);
       ctx.logger[failureLevel(error)]("metering pass failed", { error });
     }
   }, ctx.config.settlementSeconds * SECOND);

@@ -6,6 +6,7 @@ import { carrierKindOf } from "./metering.ts";
 import { pricesAt } from "./pricing.ts";
 import { requireBalance } from "./service.ts";
 import { failureLevel } from "../../db/refusals.ts";
+import { countRefusal } from "../../core/refusal-count.ts";
 
 // A number costs a monthly fee, by its carrier kind, for each calendar month from its purchase: the
 // first when it is bought or imported (refused with 402 if the wallet cannot pay it), the next ones
@@ -88,6 +89,7 @@ export function chargeNumberFees(ctx: AppContext): number {
     try {
       charged += ctx.sqlite.transaction(() => chargeDueMonths(ctx, id, now)).immediate();
     } catch (error) {
+      countRefusal(ctx.metrics, "metering", error);
       ctx.logger[failureLevel(error)]("charging a number's monthly fee failed", { phone_number_id: id, error: (error as Error).message });
     }
   }

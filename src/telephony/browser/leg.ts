@@ -1,6 +1,7 @@
 import { LegListeners } from "../leg-listeners.ts";
 import { FrameCutter } from "../media-stream/frame-cutter.ts";
-import type { CallLeg, LegEvent, MediaFormat } from "../types.ts";
+import { FramePacing } from "../frame-pacing.ts";
+import type { CallLeg, LegEvent, MediaCounts, MediaFormat } from "../types.ts";
 import { StreamingResampler } from "../../voice/media/resampler.ts";
 import { CLOSE, MAX_AUDIO_MESSAGE_BYTES, type ServerMessage, type SessionRate } from "./protocol.ts";
 
@@ -21,6 +22,7 @@ export interface BrowserSocket {
 export class BrowserLeg extends LegListeners implements CallLeg {
   readonly format = FORMAT;
   private readonly cutter = new FrameCutter(FRAME_BYTES);
+  private readonly pacing = new FramePacing();
   private readonly fromBrowser: StreamingResampler | null;
   private readonly toBrowser: StreamingResampler | null;
   private ended = false;
@@ -52,7 +54,15 @@ export class BrowserLeg extends LegListeners implements CallLeg {
       const resampled = this.fromBrowser.push(new Int16Array(aligned.buffer, aligned.byteOffset, aligned.length / 2));
       pcm = new Uint8Array(resampled.buffer, resampled.byteOffset, resampled.byteLength);
     }
-    for (const frame of this.cutter.cut(pcm)) this.deliverAudio(frame);
+    const now = performance.now();
+    for (const frame of this.cutter.cut(pcm)) {
+      this.pacing.frame(now);
+      this.deliverAudio(frame);
+    }
+  }
+
+  mediaCounts(): MediaCounts {
+    return this.pacing.counts();
   }
 
   receiveDigit(digit: string): void {

@@ -4,7 +4,8 @@
 import { generateDtmf } from "../../voice/media/dtmf.ts";
 import { decodeG711, encodeG711, encodeMulaw } from "../../voice/media/g711.ts";
 import { LegListeners } from "../leg-listeners.ts";
-import type { CallLeg, LegEndReason, LegEvent, MediaFormat } from "../types.ts";
+import { FramePacing } from "../frame-pacing.ts";
+import type { CallLeg, LegEndReason, LegEvent, MediaCounts, MediaFormat } from "../types.ts";
 import type { StreamCodec, StreamMessage, StreamSocket } from "./codec.ts";
 import { FrameCutter } from "./frame-cutter.ts";
 
@@ -30,6 +31,7 @@ export class StreamLeg extends LegListeners implements CallLeg {
   private streamId = "";
   private wire: "pcmu" | "pcma" = "pcmu";
   private readonly cutter = new FrameCutter(FRAME_BYTES);
+  private readonly pacing = new FramePacing();
   private lastMediaAt = 0;
   private stalls = 0;
   /** The mark sent after the last frame on hang-up, and what to do when it comes back. */
@@ -185,6 +187,10 @@ export class StreamLeg extends LegListeners implements CallLeg {
       .catch((error) => this.log(`hang-up at the carrier failed: ${(error as Error).message}`));
   }
 
+  mediaCounts(): MediaCounts {
+    return this.pacing.counts();
+  }
+
   // ------------------------------------------------------------------ inside
 
   /** The caller's audio, handed on frame by frame as it arrives. */
@@ -192,7 +198,10 @@ export class StreamLeg extends LegListeners implements CallLeg {
     const now = performance.now();
     if (this.lastMediaAt && now - this.lastMediaAt > STALL_MS) this.stalls++;
     this.lastMediaAt = now;
-    for (const frame of this.cutter.cut(payload)) this.deliverAudio(this.wire === "pcmu" ? frame : encodeMulaw(decodeG711("alaw", frame)));
+    for (const frame of this.cutter.cut(payload)) {
+      this.pacing.frame(now);
+      this.deliverAudio(this.wire === "pcmu" ? frame : encodeMulaw(decodeG711("alaw", frame)));
+    }
   }
 
   /** A mark after the last frame sent: it comes back once the carrier has played up to it. */

@@ -5,7 +5,7 @@ import { decodeG711, encodeG711 } from "../../voice/media/g711.ts";
 import { LegListeners } from "../leg-listeners.ts";
 import type { MediaClock } from "../../voice/media/media-clock.ts";
 import { RtpSession, type RtpSessionStats } from "../rtp/session.ts";
-import type { CallLeg, LegEndReason, LegEvent, MediaFormat } from "../types.ts";
+import type { CallLeg, LegEndReason, LegEvent, MediaCounts, MediaFormat } from "../types.ts";
 import { formatNameAddr } from "./address.ts";
 import { Dialog } from "./dialog.ts";
 import { answerOffer, createOffer, readAnswer, SdpRefused, type LocalMedia, type NegotiatedMedia } from "./sdp.ts";
@@ -97,6 +97,11 @@ export class SipCallLeg extends LegListeners implements CallLeg {
   /** The RTP stream's counters (sent, received, lost, late, foreign), for diagnostics and benchmarks. */
   mediaStats(): RtpSessionStats | null {
     return this.rtp?.stats ?? null;
+  }
+
+  mediaCounts(): MediaCounts {
+    const stats = this.rtp?.stats;
+    return { transport: "rtp", received: stats?.received ?? 0, lost: stats?.lost ?? 0, late: stats?.late ?? 0 };
   }
 
   /** The call's media in numbers, once, as it ends (the operator's first look at a bad line). */

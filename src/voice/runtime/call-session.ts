@@ -12,6 +12,7 @@ import { CallerAudio } from "./caller-audio.ts";
 import { CallRecording } from "./call-recording.ts";
 import { DigitCollector, type KeyedEntry } from "./digit-collector.ts";
 import { latencyNote, type TurnTiming } from "./latency.ts";
+import { observeTurnLatency, recordEndedCall } from "./metrics.ts";
 import { PlaybackQueue, type SpokenSegment } from "./playback.ts";
 import type { CallEnding, CallJournal } from "./journal.ts";
 import { liveCalls, type LiveCall } from "./registry.ts";
@@ -29,6 +30,8 @@ export interface CallSessionOptions {
   brains: BrainServices;
   agent: AgentConfig;
   leg: CallLeg;
+  /** The kind of carrier the leg is on (`browser` for web calls), as the metrics count live calls. */
+  carrierKind: string;
   tts: TextToSpeech;
   stt: SpeechToText;
   /** Rate the recogniser wants (16 kHz for the offline one). */
@@ -56,6 +59,7 @@ type Phase = "connecting" | "screening" | "waiting_for_beep" | "conversing" | "e
 export class CallSession implements LiveCall {
   readonly callId: string;
   readonly workspaceId: string;
+  readonly carrierKind: string;
   readonly maxDurationMs: number;
   answeredAt: number | null = null;
   /** Settles once the call has ended and its outcome is recorded. */
@@ -111,6 +115,7 @@ export class CallSession implements LiveCall {
     this.journal = options.journal;
     this.callId = options.call.id;
     this.workspaceId = options.call.workspaceId;
+    this.carrierKind = options.carrierKind;
     this.agent = options.agent;
     this.leg = options.leg;
     this.tts = options.tts;
@@ -177,6 +182,10 @@ export class CallSession implements LiveCall {
   }
 
   // ---------------------------------------------------------------- the API's controls (LiveCall)
+
+  mediaCounts() {
+    return this.leg.mediaCounts?.() ?? null;
+  }
 
   hangup(reason = "agent_hangup"): void {
     this.finish({ status: "completed", endReason: reason });
@@ -330,6 +339,7 @@ export class CallSession implements LiveCall {
       durationMs: wasAnswered ? this.elapsedMs : 0,
       slots: this.state.brain === "flow" ? { ...this.state.flow.slots, ...this.slots } : this.slots,
     });
+    recordEndedCall(this.ctx, this);
     liveCalls(this.ctx).delete(this.callId);
     this.resolveDone();
   }
@@ -660,7 +670,9 @@ export class CallSession implements LiveCall {
     if (!timing) return;
     response.timing = null;
     timing.firstFrameAt = performance.now();
-    this.journal.note("latency", latencyNote(timing, this.agent.turn_taking.endpointing_ms));
+    const note = latencyNote(timing, this.agent.turn_taking.endpointing_ms);
+    this.journal.note("latency", note);
+    observeTurnLatency(this.ctx, note);
   }
 }
 

@@ -1,9 +1,14 @@
 import type { AppContext } from "../../core/context.ts";
+import type { MediaCounts } from "../../telephony/types.ts";
 
 /** What the API can do to a call that is live in this process. */
 export interface LiveCall {
   callId: string;
   workspaceId: string;
+  /** `simulated`, `sip`, `twilio`, `telnyx` or `browser`. */
+  readonly carrierKind: string;
+  /** How the caller's media has arrived so far, when the leg crosses a network. */
+  mediaCounts(): MediaCounts | null;
   /** Ends the call now (`agent_hangup` unless said otherwise). */
   hangup(reason?: string): void;
   /** The agent says this now, after anything it is already saying. */
