@@ -16,6 +16,8 @@ export interface SdkOperation {
   body: { json: Json | null; multipart: Json | null; text: string | null; required: boolean };
   /** What a success answers: JSON (with its schema), text (CSV, HTML, JS), bytes (audio), nothing, or a WebSocket. */
   response: { kind: "json" | "text" | "binary" | "none" | "websocket"; status: number; schema: Json | null; contentType: string | null };
+  /** JSON or text by a `format` query parameter (a transcript): the values that answer text, else none. */
+  textFormats: string[];
   /** Lists with `limit`/`cursor` answering `{ data, has_more, next_cursor }`: iterable across pages. */
   paginated: boolean;
   /** The type of one item of a paginated list. */
@@ -59,6 +61,7 @@ export function sdkOperations(doc: Json): SdkOperation[] {
           required: Boolean(op.requestBody?.required),
         },
         response,
+        textFormats: textFormatsOf(response, op, query),
         paginated,
         item: paginated ? (list!.properties.data.items as Json) : null,
         summary: op.summary ?? op.operationId,
@@ -80,6 +83,15 @@ function successOf(op: Json): SdkOperation["response"] {
   if (types.includes("application/json")) return { kind: "json", status: Number(status), schema: answer.content["application/json"].schema ?? null, contentType: "application/json" };
   const type = types[0];
   return { kind: TEXT_TYPES.test(type) ? "text" : "binary", status: Number(status), schema: null, contentType: type };
+}
+
+/** The `format` values that make a JSON operation answer text instead, when its success also lists a text type. */
+function textFormatsOf(response: SdkOperation["response"], op: Json, query: SdkOperation["query"]): string[] {
+  const types = Object.keys(op.responses?.[String(response.status)]?.content ?? {});
+  if (response.kind !== "json" || !types.some((type) => TEXT_TYPES.test(type))) return [];
+  const format = query.find((q) => q.name === "format")?.schema;
+  const values = (format?.enum ?? (format?.anyOf ?? format?.oneOf ?? []).map((s: Json) => s.const)) as unknown[];
+  return values.filter((value): value is string => typeof value === "string" && value !== "json");
 }
 
 /** A schema, or what its `$ref` names. */

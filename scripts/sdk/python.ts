@@ -430,7 +430,7 @@ function renderTypes(types: PyTypes, events: EventType[]): string {
 
 /** `from typing import …` with just the names the module uses (generated code stays lint-clean). */
 function typingImport(code: string, always: string[] = []): string {
-  const names = ["Any", "Dict", "List", "Literal", "Optional", "Tuple", "Type", "TypedDict", "Union"].filter((name) => always.includes(name) || new RegExp(`\\b${name}\\b`).test(code));
+  const names = ["Any", "Dict", "List", "Literal", "Optional", "Tuple", "Type", "TypedDict", "Union", "overload"].filter((name) => always.includes(name) || new RegExp(`\\b${name}\\b`).test(code));
   return `from typing import ${names.join(", ")}`;
 }
 
@@ -528,9 +528,22 @@ function renderMethod(op: SdkOperation, sig: Signature, defined: (name: string) 
   }
   const params = ["self", ...positional, ...(keyword.length ? ["*", ...keyword] : [])];
   const name = pyName(op.method);
-  const returns = type(sig.returns);
-  const oneLine = `    def ${name}(${params.join(", ")}) -> ${returns}:`;
-  const head = oneLine.length <= 110 ? oneLine : `    def ${name}(\n${params.map((p) => `        ${p},`).join("\n")}\n    ) -> ${returns}:`;
+  const returns = op.textFormats.length ? `Union[${type(sig.returns)}, str]` : type(sig.returns);
+  const define = (declared: string[], result: string, end: string) => {
+    const oneLine = `    def ${name}(${declared.join(", ")}) -> ${result}:${end}`;
+    return oneLine.length <= 110 ? oneLine : `    def ${name}(\n${declared.map((p) => `        ${p},`).join("\n")}\n    ) -> ${result}:${end}`;
+  };
+  // JSON or text by `format`: one overload per answer, then one for a format known only at run time.
+  const formatAt = params.findIndex((p) => p.startsWith("format:"));
+  const withFormat = (declaration: string) => params.map((p, i) => (i === formatAt ? declaration : p));
+  const overloads = op.textFormats.length
+    ? [
+        define(withFormat(`format: Literal[${op.textFormats.map(pyLiteral).join(", ")}]`), "str", " ..."),
+        define(withFormat(`format: Optional[Literal["json"]] = None`), type(sig.returns), " ..."),
+        define(params, returns, " ..."),
+      ].map((stub) => `    @overload\n${stub}\n\n`).join("")
+    : "";
+  const head = overloads + define(params, returns, "");
   const summary = op.summary.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"');
   const doc = `        """${summary}\n\n        ${op.httpMethod} ${op.path}\n        """`;
   const query = sig.query.length ? `{${sig.query.map((q) => `${pyString(q.wire)}: ${q.name}`).join(", ")}}` : "None";

@@ -208,7 +208,17 @@ function method(doc: Json, op: SdkOperation): string {
     return `${docs}  ${op.method}(${params.join(", ")}): PagePromise<${tsType(op.item!, "  ", "T.")}> {\n${prelude}    return this.client.list(${call}, options);\n  }`;
   }
   const result = op.response.kind === "json" ? tsType(op.response.schema ?? undefined, "  ", "T.") : op.response.kind === "text" ? "string" : op.response.kind === "binary" ? "Uint8Array" : "void";
+  if (op.textFormats.length) return `${docs}${formatOverloads(op, params, result)}  ${op.method}(${params.join(", ")}): Promise<${result} | string> {\n${prelude}    return this.client.request(${call}, options);\n  }`;
   return `${docs}  ${op.method}(${params.join(", ")}): Promise<${result}> {\n${prelude}    return this.client.request(${call}, options);\n  }`;
+}
+
+/** One signature per answer of an operation whose `format` picks JSON or text, then one for a format not known until run time. */
+function formatOverloads(op: SdkOperation, params: string[], json: string): string {
+  const query = `T.${queryName(op)}`;
+  const leading = params.filter((p) => !p.startsWith("query") && !p.startsWith("options"));
+  const text = op.textFormats.map((f) => JSON.stringify(f)).join(" | ");
+  const signature = (queryParam: string, result: string) => `  ${op.method}(${[...leading, queryParam, "options?: RequestOptions"].join(", ")}): Promise<${result}>;\n`;
+  return signature(`query: ${query} & { format: ${text} }`, "string") + signature(`query?: ${query} & { format?: "json" }`, json) + signature(`query?: ${query}`, `${json} | string`);
 }
 
 function pathParamType(doc: Json, op: SdkOperation, name: string): string {

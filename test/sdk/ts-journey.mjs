@@ -46,11 +46,21 @@ step(`knowledge base answered with score ${found.data[0].score.toFixed(3)}`);
 const number = await client.phoneNumbers.buy({ area_code: "415" });
 await client.phoneNumbers.assign(number.id, { agent_id: agent.id });
 const call = await client.calls.outbound({ agent_id: agent.id, to: "+12125550150", simulation: { lines: ["What are your opening hours?", "Thanks, goodbye"], recognition: "simulated" } });
-const ended = await client.calls.wait(call.id, { timeoutMs: 90_000 });
+// maxWaitMs is the wait in all, across polls: a call that lasts seconds outlives 300 ms of it.
+const early = Date.now();
+await assert.rejects(client.calls.wait(call.id, { maxWaitMs: 300, intervalMs: 100 }), /still (queued|ringing|in_progress) after waiting 300 ms in all/);
+assert.ok(Date.now() - early < 5_000, `gave up after ${Date.now() - early} ms`);
+const ended = await client.calls.wait(call.id, { maxWaitMs: 90_000 });
 assert.equal(ended.status, "completed", JSON.stringify(ended));
 const transcript = await client.calls.transcript(call.id);
 const roles = new Set(transcript.turns.map((turn) => turn.role));
 assert.ok(roles.has("agent") && roles.has("caller"), JSON.stringify(transcript));
+// The text form is a string (what its overload says), one line per turn.
+const text = await client.calls.transcript(call.id, { format: "text" });
+assert.equal(typeof text, "string");
+assert.match(text, /^Agent: Hello, you have reached Acme\. How can I help\?$/m);
+// The old name still means the total wait (deprecated).
+assert.equal((await client.calls.wait(call.id, { timeoutMs: 5_000 })).status, "completed");
 const wav = await client.calls.recording(call.id);
 assert.equal(new TextDecoder().decode(wav.slice(0, 4)), "RIFF");
 const mp3 = await client.calls.recordingMp3(call.id);

@@ -229,3 +229,9 @@ describe("compiled, under Node and Deno, against dist/parley", () => {
     expect(underDeno).toContain("journey complete");
   }, 180_000);
 });
+
+test("the signatures type what comes back: a text transcript is a string, calls.wait takes maxWaitMs (tsc on test/sdk/typing)", async () => {
+  const tsc = Bun.spawn(["node", join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(ROOT, "test/sdk/typing/tsconfig.json")], { stdout: "pipe", stderr: "pipe" });
+  const [stdout, code] = await Promise.all([new Response(tsc.stdout).text(), tsc.exited]);
+  expect({ code, stdout }).toEqual({ code: 0, stdout: "" });
+}, 60_000);

@@ -2,7 +2,7 @@
 """One class per resource of the API, one method per operation; `OPERATIONS` maps each operationId to its method and route."""
 from __future__ import annotations
 
-from typing import Dict, List, Literal, Optional, Type
+from typing import Dict, List, Literal, Optional, Type, Union, overload
 
 from ._files import FileInput
 from ._pagination import Page
@@ -1162,13 +1162,34 @@ class CallsResource(Resource):
         """
         return self._call("getCallRecordingMp3", (id,), timeout=timeout)
 
+    @overload
+    def transcript(self, id: str, *, format: Literal["text"], timeout: Optional[float] = None) -> str: ...
+
+    @overload
+    def transcript(
+        self,
+        id: str,
+        *,
+        format: Optional[Literal["json"]] = None,
+        timeout: Optional[float] = None,
+    ) -> GetCallTranscriptResponse: ...
+
+    @overload
     def transcript(
         self,
         id: str,
         *,
         format: Optional[Literal["json", "text"]] = None,
         timeout: Optional[float] = None,
-    ) -> GetCallTranscriptResponse:
+    ) -> Union[GetCallTranscriptResponse, str]: ...
+
+    def transcript(
+        self,
+        id: str,
+        *,
+        format: Optional[Literal["json", "text"]] = None,
+        timeout: Optional[float] = None,
+    ) -> Union[GetCallTranscriptResponse, str]:
         """Transcript (JSON turns; `?format=text` for plain text)
 
         GET /v1/calls/{id}/transcript

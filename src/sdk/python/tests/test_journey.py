@@ -5,11 +5,12 @@ import csv
 import io
 import os
 import tempfile
+import time
 import unittest
 
 from support import PASSWORD, URL, describe, new_user, wait_until
 
-from parley import NotFoundError, Page, Parley, UnprocessableEntityError
+from parley import NotFoundError, Page, Parley, UnprocessableEntityError, WaitTimeoutError
 
 
 class JourneyTest(unittest.TestCase):
@@ -63,7 +64,12 @@ class JourneyTest(unittest.TestCase):
                 "simulation": {"lines": ["What are your opening hours?", "Thanks, goodbye"], "recognition": "simulated"},
             }
         )
-        ended = self.client.calls.wait(call["id"], timeout=120)
+        # max_wait is the wait in all, across polls: a call that lasts seconds outlives 0.3 s of it.
+        started = time.monotonic()
+        with self.assertRaisesRegex(WaitTimeoutError, r"still (queued|ringing|in_progress) after waiting 0\.3 s in all"):
+            self.client.calls.wait(call["id"], max_wait=0.3, interval=0.1)
+        self.assertLess(time.monotonic() - started, 5)
+        ended = self.client.calls.wait(call["id"], max_wait=120)
         self.assertEqual(ended["status"], "completed", describe(ended))
         transcript = self.client.calls.transcript(call["id"])
         roles = {turn["role"] for turn in transcript["turns"]}
@@ -80,6 +86,9 @@ class JourneyTest(unittest.TestCase):
         self.assertTrue(mp3[:3] == b"ID3" or (mp3[0] == 0xFF and mp3[1] & 0xE0 == 0xE0), mp3[:8])
         events = self.client.calls.events(call["id"])
         self.assertTrue(events["data"])
+        # The old name of max_wait still works, with a DeprecationWarning saying what to use.
+        with self.assertWarnsRegex(DeprecationWarning, "max_wait"):
+            self.assertEqual(self.client.calls.wait(call["id"], timeout=5)["status"], "completed")
 
     def test_campaign_from_csv_file(self) -> None:
         campaign = self.client.campaigns.create(

@@ -36,6 +36,7 @@ export type { TokenPair, TokenStore } from "./auth.js";
 export * from "./errors.js";
 export { type Page, PagePromise } from "./pagination.js";
 export type { Uploadable } from "./uploads.js";
+export type { WaitOptions } from "./extensions.js";
 export { OPERATIONS } from "./generated/resources.js";
 export type * from "./generated/types.js";
 export { isAgentEvent, isWorkspaceEvent, parseWebhookEvent, verifyWebhook, WebhookVerificationError, type VerifyOptions } from "./webhooks.js";

@@ -473,7 +473,10 @@ export class CallsResource {
   }
 
   /** Transcript (JSON turns; `?format=text` for plain text) (`GET /v1/calls/{id}/transcript`) */
-  transcript(id: string, query: T.GetCallTranscriptQuery = {}, options?: RequestOptions): Promise<T.GetCallTranscriptResponse> {
+  transcript(id: string, query: T.GetCallTranscriptQuery & { format: "text" }, options?: RequestOptions): Promise<string>;
+  transcript(id: string, query?: T.GetCallTranscriptQuery & { format?: "json" }, options?: RequestOptions): Promise<T.GetCallTranscriptResponse>;
+  transcript(id: string, query?: T.GetCallTranscriptQuery, options?: RequestOptions): Promise<T.GetCallTranscriptResponse | string>;
+  transcript(id: string, query: T.GetCallTranscriptQuery = {}, options?: RequestOptions): Promise<T.GetCallTranscriptResponse | string> {
     return this.client.request({ method: "GET", path: `/v1/calls/${encodeURIComponent(id)}/transcript`, query, response: "json" }, options);
   }
 
