@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import webhooks
 from ._async import AsyncParley
-from ._auth import TokenPair
+from ._auth import FileTokenStore, TokenPair, TokenStore
 from ._client import Parley
 from ._errors import (
     APIConnectionError,
@@ -38,6 +38,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "ConflictError",
+    "FileTokenStore",
     "InternalServerError",
     "NotFoundError",
     "Page",
@@ -47,6 +48,7 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitError",
     "TokenPair",
+    "TokenStore",
     "UnprocessableEntityError",
     "WaitTimeoutError",
     "WebhookVerificationError",

@@ -9,7 +9,7 @@ import urllib.parse
 import uuid
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-from ._auth import Session, TokenPair
+from ._auth import Session, TokenPair, TokenStore
 from ._extensions import CallsResource
 from ._errors import APIConnectionError, AuthenticationError, error_for, parse_retry_after
 from ._files import encode_multipart
@@ -30,7 +30,9 @@ class Parley(Resources):
     """A client of one Parley server.
 
     Credentials, in order of precedence: `api_key`; `access_token`/`refresh_token`; `email`/`password`
-    (logged in on the first call); else the `PARLEY_API_KEY` environment variable.
+    (logged in on the first call); else the `PARLEY_API_KEY` environment variable. `token_store`
+    (`load()`/`save(pair)`, e.g. `FileTokenStore(path)`) keeps a person's session between runs and
+    shares it between clients and processes, so that one's renewal is not spent again by another.
     """
 
     calls: CallsResource
@@ -44,13 +46,14 @@ class Parley(Resources):
         password: Optional[str] = None,
         access_token: Optional[str] = None,
         refresh_token: Optional[str] = None,
+        token_store: Optional[TokenStore] = None,
         workspace_id: Optional[str] = None,
         max_retries: int = 2,
         timeout: float = 60.0,
         max_retry_delay: float = 60.0,
     ) -> None:
         self.base_url = (base_url or os.environ.get("PARLEY_URL") or DEFAULT_BASE_URL).rstrip("/")
-        uses_session = any(value is not None for value in (email, password, access_token, refresh_token))
+        uses_session = any(value is not None for value in (email, password, access_token, refresh_token, token_store))
         self.api_key = api_key if api_key is not None or uses_session else os.environ.get("PARLEY_API_KEY") or None
         if (email is None) != (password is None):
             raise ValueError("pass both email and password, or neither")
@@ -58,7 +61,7 @@ class Parley(Resources):
         self.max_retries = max_retries
         self.timeout = timeout
         self.max_retry_delay = max_retry_delay
-        self._session = Session(access_token, refresh_token, email, password)
+        self._session = Session(access_token, refresh_token, email, password, None if self.api_key else token_store)
         self._transport = Transport()
         classes = dict(RESOURCE_CLASSES, calls=CallsResource)
         for attribute, cls in classes.items():
@@ -100,6 +103,8 @@ class Parley(Resources):
         result = _decode(op, answer)
         if operation_id in _TOKEN_ISSUERS:
             self._adopt(result)
+        if operation_id == "logout" and not self.api_key:
+            self._session.signed_out()
         return result
 
     def _page(self, path: str, query: Dict[str, Any], timeout: Optional[float]) -> Page[Any]:
