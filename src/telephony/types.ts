@@ -105,6 +105,8 @@ export interface Carrier {
 export interface CarrierStatus {
   state: "ready" | "starting" | "listening" | "registering" | "registered" | "unreachable" | "failed";
   detail: string | null;
+  /** The port a carrier that listens (a SIP trunk) has bound: the one the OS chose when asked for 0. */
+  listenPort?: number;
 }
 
 /** A carrier connection as the carrier code sees it: credentials unsealed. */

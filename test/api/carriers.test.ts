@@ -28,7 +28,7 @@ describe("the built-in simulated carrier", () => {
       built_in: true,
       created_at: null,
       updated_at: null,
-      status: { state: "ready", detail: null },
+      status: { state: "ready", detail: null, listen_port: null },
     });
     expect((await s.server.api.get("/v1/telephony/carriers/simulated", opts())).body.id).toBe("simulated");
     const patch = await s.server.api.patch("/v1/telephony/carriers/simulated", { name: "mine now" }, opts());

@@ -29,7 +29,7 @@ async function post(path: string, body?: unknown) {
   return res.body;
 }
 
-async function status(): Promise<{ state: string; detail: string | null }> {
+async function status(): Promise<{ state: string; detail: string | null; listen_port: number | null }> {
   return (await s.server.api.get(`/v1/telephony/carriers/${connectionId}`, opts())).body.status;
 }
 
@@ -211,6 +211,24 @@ describe("test keys", () => {
   }, 30_000);
 });
 
+describe("the port", () => {
+  test("listen_port 0: the port the OS chose is the status's listen_port, and the trunk answers there", async () => {
+    const created = await post("/v1/telephony/carriers", { name: "Any port", kind: "sip", settings: { trunk: `127.0.0.1:${trunk.port}`, listen_host: "127.0.0.1", listen_port: 0, keepalive_seconds: 0 } });
+    try {
+      let current: { state: string; detail: string | null; listen_port: number | null } = created.status;
+      await until(async () => (current = (await s.server.api.get(`/v1/telephony/carriers/${created.id}`, opts())).body.status).state === "listening", "the trunk to listen");
+      expect(current.listen_port).toBeGreaterThan(0);
+      expect((await status()).listen_port).toBe(sipPort); // a fixed port is said too
+      const callId = `${token()}@peer`;
+      const from = trunk.received.length;
+      trunk.send(invite({ callId, branch: "opt1", sdp: "", method: "OPTIONS" }), current.listen_port!);
+      await trunk.next(isResponse(200, callId, "OPTIONS"), 5_000, from);
+    } finally {
+      await s.server.api.delete(`/v1/telephony/carriers/${created.id}`, opts());
+    }
+  });
+});
+
 describe("digest authentication", () => {
   const NONCE = "a1b2c3d4";
   /** A trunk that challenges every INVITE and REGISTER and knows only the password "right". */
@@ -253,6 +271,34 @@ describe("digest authentication", () => {
     expect((await s.server.api.post(`/v1/calls/${placed.id}/hangup`, undefined, opts())).status).toBe(202);
     await trunk.next((m: any) => m.type === "request" && m.method === "BYE", 5_000, from);
     expect(await waitForCall(s.server.api, s.user.token, placed.id)).toMatchObject({ status: "completed", end_reason: "agent_hangup" });
+  }, CALL_TIMEOUT);
+
+  /** A trunk that answers a wrong password with 403 Forbidden (as many do) instead of challenging again; 403 outright to a caller it does not take. */
+  const forbidding = (request: SipRequest, from: { port: number }) => {
+    const auth = request.headers.get("authorization");
+    if (request.method !== "INVITE" && request.method !== "REGISTER") return;
+    if (request.headers.get("to")?.includes("+14155550198")) trunk.send(reply(request, 403, "Forbidden", [], "", "trunk3"), from.port);
+    else if (!auth) trunk.send(reply(request, 401, "Unauthorized", [`WWW-Authenticate: Digest realm="lab", nonce="${NONCE}", qop="auth", algorithm=MD5`], "", "trunk2"), from.port);
+    else if (!digestValid(auth, request.method, "right")) trunk.send(reply(request, 403, "Forbidden", [], "", "trunk2"), from.port);
+  };
+
+  test("a 403 to the password is the trunk refusing the credentials (call and registration); a 403 outright fails the call with 403 Forbidden", async () => {
+    script = forbidding;
+    await s.server.api.patch(`/v1/telephony/carriers/${connectionId}`, { settings: { register: false }, credentials: { username: "parley", password: "wrong" } }, opts());
+    await until(async () => (await status()).state === "listening", "the rebuilt trunk");
+    const eventsOf = async (to: string) => {
+      const call = await post("/v1/calls/outbound", { agent_id: agentId, to, from: NUMBER });
+      expect(await waitForCall(s.server.api, s.user.token, call.id)).toMatchObject({ status: "failed" });
+      return JSON.stringify((await s.server.api.get(`/v1/calls/${call.id}/events`, opts())).body.data);
+    };
+    expect(await eventsOf("+14155550199")).toContain("the trunk refused the credentials of parley (403 Forbidden): check the password");
+    const outright = await eventsOf("+14155550198");
+    expect(outright).toContain("403 Forbidden");
+    expect(outright).not.toContain("credentials");
+
+    await s.server.api.patch(`/v1/telephony/carriers/${connectionId}`, { settings: { register: true, register_expires: 60 } }, opts());
+    await until(async () => (await status()).state === "failed", "the refusal");
+    expect((await status()).detail).toBe("the registrar refused the credentials of parley (403 Forbidden): check the password");
   }, CALL_TIMEOUT);
 
   test("registration: refused with the wrong password (the status says why), registered with the right one", async () => {

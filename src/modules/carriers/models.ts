@@ -24,6 +24,9 @@ export function carrierModels(kinds: [string, ...string[]], summaries: string) {
         {
           state: t.Union(["ready", "starting", "listening", "registering", "registered", "unreachable", "failed"].map((state) => t.Literal(state)) as [ReturnType<typeof t.Literal<string>>]),
           detail: t.Union([t.String(), t.Null()]),
+          listen_port: t.Union([t.Integer({ minimum: 1, maximum: 65535 }), t.Null()], {
+            description: "The port a SIP trunk listens on, once bound: the one chosen when `settings.listen_port` is 0. null for kinds that do not listen and before the port is bound",
+          }),
         },
         { description: "How the live connection is doing: a SIP trunk listening, registered, unreachable by OPTIONS, or failed to start (with why)" },
       ),
@@ -59,7 +62,7 @@ export function carrierJson(connection: CarrierConnection, extra: { createdAt: n
     credentials: Object.fromEntries(Object.entries(connection.credentials).map(([key, secret]) => [key, mask(secret)])),
     callback_urls: extra.callbackUrls,
     built_in: extra.builtIn,
-    status: extra.status,
+    status: { state: extra.status.state, detail: extra.status.detail, listen_port: extra.status.listenPort ?? null },
     created_at: extra.createdAt === null ? null : toIso(extra.createdAt),
     updated_at: extra.builtIn ? null : toIso(connection.updatedAt),
   };

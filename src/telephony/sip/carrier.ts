@@ -49,6 +49,8 @@ export class SipCarrier implements Carrier {
   private registration: Registration | null = null;
   private keepalive: ReturnType<typeof setInterval> | null = null;
   private state: CarrierStatus = { state: "starting", detail: null };
+  /** The port bound, which differs from the setting when that is 0. */
+  private boundPort: number | null = null;
   private closed = false;
 
   constructor(
@@ -80,8 +82,8 @@ export class SipCarrier implements Carrier {
   }
 
   status(): CarrierStatus {
-    if (this.state.state !== "listening") return this.state;
-    return this.registration ? this.registration.current : this.state;
+    const current = this.state.state === "listening" && this.registration ? this.registration.current : this.state;
+    return this.boundPort === null ? current : { ...current, listenPort: this.boundPort };
   }
 
   /** Live calls are left with BYE, the registration removed, the port freed. */
@@ -107,6 +109,7 @@ export class SipCarrier implements Carrier {
         return;
       }
       this.ua.attach(transport);
+      this.boundPort = transport.port;
       this.ua.advertise(`${this.settings.publicAddress}:${transport.port}`);
       this.state = { state: "listening", detail: `${this.settings.transport} port ${transport.port}` };
       this.env.log(`SIP trunk ${this.env.connectionId} listening on ${this.settings.listenHost}:${transport.port} (${this.settings.transport}), trunk ${address}:${this.trunk.port}`);

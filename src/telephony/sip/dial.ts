@@ -2,7 +2,7 @@
 // then either the answer (ACK, media) or the SIP status mapped to why the call did not happen.
 // Hanging up before the answer CANCELs; so does the ring timeout.
 import type { DialRequest, LegEndReason } from "../types.ts";
-import { digestAuthorization, parseChallenge } from "./digest.ts";
+import { digestAuthorization, parseChallenge, refusesCredentials } from "./digest.ts";
 import { Dialog } from "./dialog.ts";
 import type { SipRequest, SipResponse } from "./message.ts";
 import { readAnswer, SdpRefused } from "./sdp.ts";
@@ -83,7 +83,7 @@ export class SipOutboundLeg extends SipCallLeg {
       if (typeof answered === "string") return this.end("failed", answered);
       this.invite = answered;
       response = await this.send(answered);
-      if (response.status === 401 || response.status === 407) {
+      if (refusesCredentials(response.status)) {
         return this.end("failed", `the trunk refused the credentials of ${this.settings.credentials!.username} (${response.status} ${response.reason}): check the password`);
       }
     }

@@ -44,3 +44,8 @@ export function digestAuthorization(challenge: DigestChallenge, request: { metho
   if (challenge.opaque !== null) parts.push(`opaque="${challenge.opaque}"`);
   return `Digest ${parts.join(", ")}`;
 }
+
+/** An answer to our digest response that means the password is wrong: challenged again, or 403 (as many trunks answer). */
+export function refusesCredentials(status: number): boolean {
+  return status === 401 || status === 407 || status === 403;
+}

@@ -1,7 +1,7 @@
 // REGISTER with the trunk (RFC 3261 §10) so it knows where to send our numbers' calls: digest
 // answered once per challenge, refreshed before it expires, retried with backoff when refused, and
 // removed (Expires: 0) when the connection goes. Trunks that authenticate by IP skip all this.
-import { digestAuthorization, parseChallenge } from "./digest.ts";
+import { digestAuthorization, parseChallenge, refusesCredentials } from "./digest.ts";
 import { parseNameAddr } from "./address.ts";
 import type { SipRequest, SipResponse } from "./message.ts";
 import type { SipTarget } from "./transport.ts";
@@ -69,7 +69,7 @@ export class Registration {
       const authorization = digestAuthorization(challenge, { method: "REGISTER", uri: request.uri, username: this.settings.username, password: this.settings.password });
       request = this.request(expires, [proxy ? "proxy-authorization" : "authorization", authorization]);
       response = await this.ua.send(request, this.settings.registrar);
-      if (response.status === 401 || response.status === 407) return this.failed(`the registrar refused the credentials of ${this.settings.username}: check the password`);
+      if (refusesCredentials(response.status)) return this.failed(`the registrar refused the credentials of ${this.settings.username} (${response.status} ${response.reason}): check the password`);
     }
     if (expires === 0 || this.stopped) return;
     if (response.status >= 300) return this.failed(`${response.status} ${response.reason}`);

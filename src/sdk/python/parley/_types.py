@@ -1863,6 +1863,7 @@ CarrierConnectionStatus = TypedDict(
     {
         "state": Literal["ready", "starting", "listening", "registering", "registered", "unreachable", "failed"],
         "detail": Optional[str],
+        "listen_port": Optional[int],  # The port a SIP trunk listens on, once bound: the one chosen when `settings.listen_port` is 0. null for kind...
     },
 )
 

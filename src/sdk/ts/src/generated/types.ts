@@ -949,6 +949,8 @@ export interface CarrierConnection {
   status: {
     state: "ready" | "starting" | "listening" | "registering" | "registered" | "unreachable" | "failed";
     detail: string | null;
+    /** The port a SIP trunk listens on, once bound: the one chosen when `settings.listen_port` is 0. null for kinds that do not listen and before the port is bound */
+    listen_port: number | null;
   };
   created_at: string | null;
   updated_at: string | null;
