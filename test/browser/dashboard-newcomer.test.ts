@@ -5,9 +5,10 @@
 // what applies on this instance (free calls are not "refused at $0.00", no card where there is no Stripe,
 // a reference that never splits).
 import { describe, expect, test } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
-import { chromiumAvailable } from "../helpers/chromium.ts";
-import { dashboardHarness, heading } from "../helpers/dashboard-browser.ts";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { pocketsphinxAvailability } from "../../src/voice/speech/builtin/index.ts";
+import { chromiumAvailable, launchChromium } from "../helpers/chromium.ts";
+import { dashboardHarness, heading, overflowing, signIn, tokensOf } from "../helpers/dashboard-browser.ts";
 import { registerUser } from "../helpers/fixtures.ts";
 
 const EMAIL = "nina@example.com";
@@ -21,6 +22,13 @@ const fieldError = (page: Page, name: string) => page.locator(`.field:has([name=
 /** What a person sees of the page (a closed "Details" is not rendered, so not part of it). */
 const visibleText = (page: Page): Promise<string> => page.locator("body").innerText();
 const step = (page: Page, title: string) => page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: new RegExp(title) }) });
+const api = async (page: Page) => {
+  const { access_token } = await tokensOf(page);
+  return {
+    get: (path: string) => h.server.api.get(path, { token: access_token }).then((r) => r.body),
+    post: (path: string, body: unknown) => h.server.api.post(path, body, { token: access_token }),
+  };
+};
 
 describe.skipIf(!chromiumAvailable())("a newcomer's first hour in the dashboard", () => {
   test("sign-up, sign-in and reset say what is wrong in words; request ids wait under Details; a taken e-mail offers signing in", async () => {
@@ -92,6 +100,111 @@ describe.skipIf(!chromiumAvailable())("a newcomer's first hour in the dashboard"
     expect(await page.getByTestId("start-progress").textContent()).toBe("1 of 5 done");
     expect(await step(page, "Create an agent from a template").innerText()).toContain("Done");
     expect(await step(page, "Place a simulated call").innerText()).toContain("To do");
+  }, 30_000);
+
+  test("first call: the form says the agent has no number, a call anyway is refused in words with a link to Numbers, one click gets and assigns a simulated number, and the call completes", async () => {
+    const { page } = owner;
+    await step(page, "Place a simulated call").getByRole("link", { name: "Place a call" }).click();
+    await heading(page, "Calls");
+    const form = page.getByRole("form", { name: "Place a call" });
+    await form.getByText("It has no phone number of its own yet.").waitFor();
+    expect(await form.innerText()).not.toContain("assigned number");
+    await h.screen(page, "place-call-no-number");
+
+    await form.getByRole("button", { name: "Call", exact: true }).click();
+    const alert = form.getByRole("alert");
+    await alert.getByText("This agent has no phone number to call from.").waitFor();
+    const said = await alert.innerText();
+    expect(said).not.toContain("POST");
+    expect(said).not.toContain("pass `from`");
+    await alert.getByRole("link", { name: "Numbers" }).waitFor();
+    await h.screen(page, "place-call-refused");
+
+    await form.getByRole("button", { name: "Get a number and assign it" }).click();
+    await form.getByText(/^\+1\d{10} is now Front desk's number, on the built-in simulated carrier\.$/).waitFor();
+    const client = await api(page);
+    const [number] = (await client.get("/v1/phone-numbers")).data;
+    expect(number).toMatchObject({ carrier: "simulated", agent_id: expect.stringMatching(/^agent_/) });
+    await form.getByText(`It calls from ${number.number}, its number.`).waitFor();
+    await h.screen(page, "place-call-number-assigned");
+
+    await form.getByRole("button", { name: "Call", exact: true }).click();
+    await page.getByRole("button", { name: "Erase content" }).waitFor({ timeout: 60_000 });
+    expect(await page.locator(".calls-status").first().textContent()).toBe("completed");
+  }, 90_000);
+
+  test.skipIf(!pocketsphinxAvailability().available)("getting started ticks off a browser call, an API key and a webhook endpoint (refused in words first) as they are made", async () => {
+    const { page } = owner;
+    // The browser call, in a Chromium with a fake microphone, from the step's own link.
+    const voice: Browser = await launchChromium(["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required"]);
+    try {
+      const talk = await (await voice.newContext({ viewport: { width: 1200, height: 800 } })).newPage();
+      await talk.goto(`${h.server.url}/login?next=/getting-started`);
+      await signIn(talk, EMAIL, PASSWORD);
+      await heading(talk, "Getting started");
+      await step(talk, "Talk to it in the browser").getByRole("link", { name: "Talk to Front desk" }).click();
+      await heading(talk, "Front desk");
+      await talk.getByRole("button", { name: "Start call" }).click();
+      await talk.getByRole("status").filter({ hasText: "In the call" }).waitFor({ timeout: 15_000 });
+      await talk.getByRole("button", { name: "Hang up" }).click();
+      await talk.getByRole("status").filter({ hasText: "Call ended" }).waitFor({ timeout: 10_000 });
+    } finally {
+      await voice.close();
+    }
+
+    // An API key: a name left empty is refused in words, then the key is made.
+    await page.getByRole("link", { name: "API keys" }).click();
+    await heading(page, "API keys");
+    await page.getByRole("button", { name: "New key" }).click();
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.locator('input[name="name"][aria-invalid="true"]').waitFor();
+    expect(await fieldError(page, "name")).toBe("Fill this in.");
+    await page.getByLabel("Name").fill("Bakery server");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("button", { name: "I have stored it" }).click();
+
+    // A webhook endpoint: an address that is no URL is refused in words, then the endpoint is added.
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await heading(page, "Webhooks");
+    await page.getByRole("button", { name: "New endpoint" }).click();
+    await page.getByLabel("URL").fill("bakery.example.com/hooks");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.locator('input[name="url"][aria-invalid="true"]').waitFor();
+    expect(await fieldError(page, "url")).toBe("Enter a whole address, starting with https://.");
+    await page.getByLabel("URL").fill("https://bakery.example.com/hooks");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.getByRole("button", { name: "I have stored it" }).click();
+
+    await page.getByRole("link", { name: "Getting started" }).click();
+    await heading(page, "Getting started");
+    await page.getByTestId("start-progress").getByText("5 of 5 done").waitFor();
+    for (const title of ["Create an agent", "Talk to it", "Place a simulated call", "Create an API key", "Receive webhooks"]) expect(await step(page, title).innerText()).toContain("Done");
+    await h.screen(page, "getting-started-done");
+    await page.setViewportSize({ width: 360, height: 740 });
+    expect(await overflowing(page)).toEqual([]);
+    await h.screen(page, "getting-started-360px");
+    await page.setViewportSize({ width: 1200, height: 800 });
+  }, 90_000);
+
+  test("an agent without a number of its own, in a workspace that has one, calls from the number chosen under From", async () => {
+    const { page } = owner;
+    const client = await api(page);
+    const [number] = (await client.get("/v1/phone-numbers")).data;
+    const second = await client.post("/v1/agents", { name: "Night line" });
+    expect(second.status).toBe(201);
+    await page.goto(`${h.server.url}/calls?place=1`);
+    const form = page.getByRole("form", { name: "Place a call" });
+    await form.getByLabel("Agent").selectOption({ label: "Night line" });
+    await form.getByText("It has no phone number of its own yet.").waitFor();
+    const from = form.getByLabel("From");
+    expect(await from.inputValue()).toBe(number.number);
+    expect(await form.innerText()).toContain("Night line has no number of its own: this call comes from the one chosen here.");
+    await h.screen(page, "place-call-from");
+    await form.getByLabel("What the simulated person says").fill("Goodbye");
+    await form.getByRole("button", { name: "Call", exact: true }).click();
+    await page.waitForURL(/\/calls\/call_/);
+    const call = await client.get(`/v1/calls/${new URL(page.url()).pathname.split("/").pop()}`);
+    expect(call).toMatchObject({ agent_id: second.body.id, from: number.number });
   }, 30_000);
 
   test("no console error or CSP violation, and axe-core finds nothing serious on any screen", async () => {
