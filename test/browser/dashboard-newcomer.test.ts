@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { pocketsphinxAvailability } from "../../src/voice/speech/builtin/index.ts";
 import { chromiumAvailable, launchChromium } from "../helpers/chromium.ts";
 import { dashboardHarness, heading, overflowing, signIn, tokensOf } from "../helpers/dashboard-browser.ts";
-import { registerUser } from "../helpers/fixtures.ts";
+import { registerOperator, registerUser } from "../helpers/fixtures.ts";
 
 const EMAIL = "nina@example.com";
 const PASSWORD = "a long enough password";
@@ -29,6 +29,8 @@ const api = async (page: Page) => {
     post: (path: string, body: unknown) => h.server.api.post(path, body, { token: access_token }),
   };
 };
+/** How many lines an element's text takes (an id split at the line's end takes two). */
+const lineBoxes = (page: Page, selector: string) => page.locator(selector).evaluate((el: any) => el.getClientRects().length);
 
 describe.skipIf(!chromiumAvailable())("a newcomer's first hour in the dashboard", () => {
   test("sign-up, sign-in and reset say what is wrong in words; request ids wait under Details; a taken e-mail offers signing in", async () => {
@@ -206,6 +208,61 @@ describe.skipIf(!chromiumAvailable())("a newcomer's first hour in the dashboard"
     const call = await client.get(`/v1/calls/${new URL(page.url()).pathname.split("/").pop()}`);
     expect(call).toMatchObject({ agent_id: second.body.id, from: number.number });
   }, 30_000);
+
+  test("billing: free calls are not 'refused at $0.00', there is no card without Stripe, an invoice reference never splits; with prices set, what is refused is said in red", async () => {
+    const { page } = owner;
+    await page.getByRole("link", { name: "Billing" }).click();
+    await heading(page, "Billing");
+    expect(await page.getByTestId("balance").textContent()).toBe("$0.00");
+    // The call above completed at $0.00: on an instance without prices nothing is refused.
+    expect(await page.getByTestId("balance-meaning").textContent()).toBe("Calls and phone numbers are free on this instance: nothing is charged, whatever the balance.");
+    expect(await page.getByTestId("balance").getAttribute("class")).not.toContain("status-bad");
+    expect(await visibleText(page)).not.toContain("refused");
+
+    // No Stripe here: no "Card" that would silently become an invoice request.
+    expect(await page.getByLabel("How to pay").count()).toBe(0);
+    expect(await page.getByTestId("no-card").textContent()).toContain("This instance takes no card payments");
+    await page.getByText("Automatic recharges charge a saved card, and this instance takes no card payments.").waitFor();
+    await page.getByLabel("Amount (USD)").fill("25");
+    await page.getByRole("button", { name: "Request an invoice" }).click();
+    await page.getByText("Top-up of $25.00 requested").waitFor();
+    const reference = ".notice.success code";
+    expect(await page.locator(reference).textContent()).toMatch(/^txn_\w+$/);
+    // The reference stays whole wherever the line breaks: in both columns' width, and at 360 px.
+    for (const width of [1200, 1000, 900, 360]) {
+      await page.setViewportSize({ width, height: 800 });
+      expect({ width, lines: await lineBoxes(page, reference) }).toEqual({ width, lines: 1 });
+    }
+    await page.setViewportSize({ width: 1200, height: 800 });
+    await h.screen(page, "billing-free");
+
+    // The operator prices simulated calls and numbers: at $0.00 those are now refused, and the page says so.
+    const operator = await registerOperator(h.server);
+    const free = { inbound: 0, outbound: 0 };
+    const priced = await h.server.api.put(
+      "/v1/admin/pricing",
+      {
+        per_minute: { telephony: { simulated: { inbound: 0, outbound: 20_000 }, sip: free, twilio: free, telnyx: free }, browser_voice: 0, speech: { builtin: 0, provider: 0 }, llm: { builtin: 0, provider: 0 } },
+        number_monthly: { simulated: 1_000_000, sip: 0, twilio: 0, telnyx: 0 },
+      },
+      { token: operator.token },
+    );
+    expect(priced.status).toBe(200);
+    await page.reload();
+    await heading(page, "Billing");
+    const meaning = page.getByTestId("balance-meaning");
+    await meaning.getByText("Calls and numbers with a price below are refused until you top up; free ones still start.").waitFor();
+    expect(await meaning.getAttribute("class")).toContain("status-bad");
+    const prices = page.getByRole("list", { name: "Prices on this instance" });
+    expect((await prices.getByRole("listitem").allTextContents()).sort()).toEqual(["Simulated number: $1.00 a month", "Simulated, outbound: $0.02 a minute"]);
+    await h.screen(page, "billing-priced");
+
+    // Refused for real: a call needs a minute's worth, and the refusal reads as words.
+    const client = await api(page);
+    const [number] = (await client.get("/v1/phone-numbers")).data;
+    const refusedCall = await client.post("/v1/calls/outbound", { agent_id: number.agent_id, to: "+14155550123", simulation: { lines: ["Bye"] } });
+    expect(refusedCall.status).toBe(402);
+  }, 60_000);
 
   test("no console error or CSP violation, and axe-core finds nothing serious on any screen", async () => {
     await owner.context.close();
