@@ -21,7 +21,8 @@ import { Calls } from "./screens/calls/calls.tsx";
 import { KnowledgeBase } from "./screens/knowledge/knowledge-base.tsx";
 import { KnowledgeBases } from "./screens/knowledge/knowledge-bases.tsx";
 import { nextPath, SignIn } from "./screens/sign-in/sign-in.tsx";
-import { SignUp } from "./screens/sign-up/sign-up.tsx";
+import { afterSignUp, SignUp } from "./screens/sign-up/sign-up.tsx";
+import { GettingStarted } from "./screens/getting-started/getting-started.tsx";
 import { CampaignPage } from "./screens/campaigns/campaign-page.tsx";
 import { Campaigns } from "./screens/campaigns/campaigns.tsx";
 import { Carriers } from "./screens/carriers/carriers.tsx";
@@ -42,6 +43,7 @@ import { Loading } from "./ui/status.tsx";
 
 /** Keyed by path or pattern (`/calls/:id`: the screen gets its parameters). */
 const SIGNED_IN_SCREENS: Record<string, { title: string; screen: (query: URLSearchParams, params: Record<string, string>) => preact.JSX.Element }> = {
+  [PAGES.gettingStarted]: { title: "Getting started", screen: () => <GettingStarted /> },
   [PAGES.apiKeys]: { title: "API keys", screen: () => <ApiKeys /> },
   [PAGES.auditLog]: { title: "Audit log", screen: (query) => <AuditLog query={query} /> },
   [PAGES.sessions]: { title: "Sessions", screen: () => <Sessions /> },
@@ -122,7 +124,7 @@ export function App() {
     case PAGES.signIn:
     case PAGES.signUp:
     case PAGES.forgotPassword:
-      if (state.status === "signed-in") return <Redirect to={nextPath(query)} />;
+      if (state.status === "signed-in") return <Redirect to={path === PAGES.signUp ? afterSignUp(query) : nextPath(query)} />;
       if (path === PAGES.signIn) return <SignIn query={query} />;
       return path === PAGES.signUp ? <SignUp query={query} /> : <ForgotPassword query={query} />;
   }

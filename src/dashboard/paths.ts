@@ -9,6 +9,8 @@ export const PAGES = {
   invitation: "/invitations/:token",
   newsletterConfirm: "/newsletter/confirm",
   newsletterUnsubscribe: "/newsletter/unsubscribe",
+  // Where sign-up lands: the first steps, each ticked off when done.
+  gettingStarted: "/getting-started",
   apiKeys: "/keys",
   auditLog: "/audit-log",
   sessions: "/sessions",

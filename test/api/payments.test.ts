@@ -36,6 +36,10 @@ const eventsOf = (paymentId: string) =>
   (s.server.ctx.sqlite.prepare("SELECT body FROM events WHERE type = 'payment.succeeded'").all() as { body: string }[]).map((row) => JSON.parse(row.body)).filter((event) => event.data.payment_id === paymentId);
 
 describe("a Stripe top-up", () => {
+  test("the wallet says this instance takes card payments", async () => {
+    expect((await s.server.api.get("/v1/wallet", opts())).body.card_payments).toBe(true);
+  });
+
   test("checkout, payment, webhook: the wallet is credited once and payment.succeeded is delivered, signed", async () => {
     const before = await balance();
     const created = await topup({ amount: 2500 });

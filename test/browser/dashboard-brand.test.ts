@@ -145,6 +145,8 @@ describe.skipIf(!chromiumAvailable())("the dashboard of dist/parley", () => {
     await page.getByLabel("Password").fill("a long enough password");
     await page.getByLabel("Workspace name").fill("From the binary");
     await page.getByRole("button", { name: "Create account" }).click();
+    await heading(page, "Getting started");
+    await page.getByRole("link", { name: "API keys" }).click();
     await heading(page, "API keys");
     await page.getByRole("button", { name: "New key" }).click();
     await page.getByLabel("Name").fill("Server");

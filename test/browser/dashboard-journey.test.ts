@@ -18,10 +18,10 @@ describe.skipIf(!chromiumAvailable())("a newcomer's first call, from the dashboa
     await page.getByLabel("Password").fill("a long enough password");
     await page.getByLabel("Workspace name").fill("Nora's shop");
     await page.getByRole("button", { name: "Create account" }).click();
-    await page.locator("main h1").waitFor();
+    await heading(page, "Getting started");
 
     // An agent from the receptionist template (a flow: no language model needed).
-    await page.getByRole("link", { name: "Agents" }).click();
+    await page.getByRole("link", { name: "Agents", exact: true }).click();
     await heading(page, "Agents");
     await page.getByRole("button", { name: "New agent" }).click();
     await page.getByRole("textbox", { name: "Name" }).fill("Front desk");

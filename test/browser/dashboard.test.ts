@@ -33,7 +33,7 @@ const logLink = h.logLink;
 describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
   let owner: { context: BrowserContext; page: Page };
 
-  test("sign-up: the field the server refuses is highlighted and focused; then the account is made and the keys screen is empty", async () => {
+  test("sign-up: the field the server refuses is highlighted and focused; then the account is made, lands on Getting started, and the keys screen is empty", async () => {
     owner = await open("/");
     const { page } = owner;
     await heading(page, "Sign in");
@@ -56,6 +56,8 @@ describe.skipIf(!chromiumAvailable())("the dashboard in Chromium", () => {
     await password.fill(PASSWORD);
     await page.getByLabel("Workspace name").fill("Acme");
     await page.getByRole("button", { name: "Create account" }).click();
+    await heading(page, "Getting started");
+    await page.getByRole("link", { name: "API keys" }).click();
     await heading(page, "API keys");
     await page.getByText("No API keys yet").waitFor();
     expect(await page.title()).toBe("API keys · Parley");

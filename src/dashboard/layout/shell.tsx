@@ -11,6 +11,7 @@ import { ThemeToggle } from "./theme-toggle.tsx";
 import { WorkspaceSwitcher } from "./workspace-switcher.tsx";
 
 const SECTIONS = [
+  { path: PAGES.gettingStarted, label: "Getting started", icon: "M9 12l2 2 4-4M21 12a9 9 0 1 1-18 0 9 9 0 0 1 18 0" },
   { path: PAGES.agents, label: "Agents", icon: "M12 3a4 4 0 1 1 0 8 4 4 0 0 1 0-8zM4 21v-1a6 6 0 0 1 6-6h4a6 6 0 0 1 6 6v1M19 7h2M3 7h2" },
   { path: PAGES.calls, label: "Calls", icon: "M5 4h4l2 5-2.5 1.5a11 11 0 0 0 5 5L15 13l5 2v4a2 2 0 0 1-2 2A16 16 0 0 1 3 6a2 2 0 0 1 2-2" },
   { path: PAGES.knowledgeBases, label: "Knowledge", icon: "M4 19.5A2.5 2.5 0 0 1 6.5 17H20V3H6.5A2.5 2.5 0 0 0 4 5.5zM4 19.5A2.5 2.5 0 0 0 6.5 22H20v-5" },

@@ -6,7 +6,8 @@ import { useId } from "preact/hooks";
 interface FieldProps {
   label: string;
   name: string;
-  error?: string;
+  /** What is wrong, in words; it may carry a way out (a link). */
+  error?: ComponentChildren;
   hint?: string;
   children?: ComponentChildren;
 }
@@ -24,7 +25,7 @@ interface InputProps extends FieldProps {
   autoFocus?: boolean;
 }
 
-function Described({ id, hint, error }: { id: string; hint?: string; error?: string }) {
+function Described({ id, hint, error }: { id: string; hint?: string; error?: ComponentChildren }) {
   return (
     <>
       {hint && <p class="hint" id={`${id}-hint`}>{hint}</p>}
@@ -33,7 +34,7 @@ function Described({ id, hint, error }: { id: string; hint?: string; error?: str
   );
 }
 
-function describedBy(id: string, hint?: string, error?: string): string | undefined {
+function describedBy(id: string, hint?: string, error?: ComponentChildren): string | undefined {
   return [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
 }
 

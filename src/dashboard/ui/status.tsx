@@ -20,18 +20,35 @@ export function Empty({ title, children }: { title: string; children?: Component
   );
 }
 
-export function ProblemNotice({ problem, onRetry }: { problem: Problem | null; onRetry?: () => void }) {
+/** A refusal in words; `children` offer a way out (a link). The server's code and words and the request id wait under "Details", for a report. */
+export function ProblemNotice({ problem, onRetry, children }: { problem: Problem | null; onRetry?: () => void; children?: ComponentChildren }) {
   if (!problem) return null;
   return (
     <div class="notice error" role="alert">
       <p>{problem.message}</p>
-      {problem.requestId && <p class="muted small">Request {problem.requestId}</p>}
+      {children}
+      <ProblemDetails problem={problem} />
       {onRetry && (
         <button type="button" class="button secondary" onClick={onRetry}>
           Try again
         </button>
       )}
     </div>
+  );
+}
+
+function ProblemDetails({ problem }: { problem: Problem }) {
+  if (!problem.requestId) return null;
+  return (
+    <details class="problem-details">
+      <summary>Details</summary>
+      <p class="muted small">
+        {problem.code && <code>{problem.code}</code>} {problem.detail}
+      </p>
+      <p class="muted small">
+        Request <code class="reference">{problem.requestId}</code>
+      </p>
+    </details>
   );
 }
 

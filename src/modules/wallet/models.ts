@@ -60,6 +60,7 @@ export const Wallet = t.Object({
   currency: t.String(),
   balance: t.Integer({ description: "Micro-units of `currency`" }),
   balance_formatted: t.String({ description: "The balance in currency units, two decimals, e.g. `12.50`" }),
+  card_payments: t.Boolean({ description: "Whether this instance takes top-ups by card (its operator set up Stripe); false: a top-up is a request the operator settles (`provider: offline`)" }),
   updated_at: Timestamp,
 });
 

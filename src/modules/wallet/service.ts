@@ -8,6 +8,7 @@ import { appendEntry, walletOf, type LedgerEntryRow, type WalletRow } from "./le
 import type { CreditRequest, LedgerEntry, Wallet } from "./models.ts";
 import { paymentJson } from "./payments/json.ts";
 import { operatorPayment } from "./payments/offline.ts";
+import { stripeOf } from "./payments/stripe.ts";
 
 /** `12500000` micro-units → `"12.50"` (truncated to the cent, as a statement shows it). */
 export function formatMicros(micros: number): string {
@@ -25,7 +26,15 @@ export function requireBalance(ctx: AppContext, workspaceId: string, cost: numbe
 }
 
 export function walletJson(ctx: AppContext, row: WalletRow): Static<typeof Wallet> {
-  return { object: "wallet", workspace_id: row.workspaceId, currency: ctx.config.currency, balance: row.balance, balance_formatted: formatMicros(row.balance), updated_at: toIso(row.updatedAt) };
+  return {
+    object: "wallet",
+    workspace_id: row.workspaceId,
+    currency: ctx.config.currency,
+    balance: row.balance,
+    balance_formatted: formatMicros(row.balance),
+    card_payments: stripeOf(ctx) !== null,
+    updated_at: toIso(row.updatedAt),
+  };
 }
 
 export function ledgerEntryJson(row: LedgerEntryRow): Static<typeof LedgerEntry> {

@@ -62,7 +62,8 @@ export function Calls({ query }: { query: URLSearchParams }) {
   useInterval(reload, live ? 2000 : null);
   const agentName = (id: string) => (agents.status === "ready" ? agents.data.find((a) => a.id === id)?.name : undefined) ?? id;
   const filtered = FILTERS.some((name) => filters[name]);
-  const [placing, setPlacing] = useState(false);
+  // ?place=1 (the getting-started link) opens the form.
+  const [placing, setPlacing] = useState(query.get("place") === "1");
   const agentList = agents.status === "ready" ? agents.data : [];
   return (
     <>
@@ -73,7 +74,7 @@ export function Calls({ query }: { query: URLSearchParams }) {
           </button>
         )}
       </PageHeader>
-      {placing && <PlaceCall agents={agentList} onCancel={() => setPlacing(false)} onPlaced={(call) => navigate(callPath(call.id))} />}
+      {placing && agentList.length > 0 && <PlaceCall agents={agentList} onCancel={() => setPlacing(false)} onPlaced={(call) => navigate(callPath(call.id))} />}
       <CallFilters filters={filters} agents={agents.status === "ready" ? agents.data : []} />
       <LoadState state={page} label="Loading calls…" onRetry={reload} />
       {page.status === "ready" && page.data.data.length === 0 && (

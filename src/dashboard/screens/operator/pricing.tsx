@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import type { PriceList, PricingUpdate } from "../../../sdk/ts/src/index.ts";
 import { formatDate } from "../../lib/format.ts";
 import { formatMicros, microsToUnits, parseUnits, unitsToMicros } from "../../lib/money.ts";
+import { PRICE_RATES, rateOf } from "../../lib/price-rates.ts";
 import { session } from "../../lib/session.ts";
 import { useAction } from "../../lib/use-action.ts";
 import { useLoad } from "../../lib/use-load.ts";
@@ -13,25 +14,11 @@ import { Field } from "../../ui/field.tsx";
 import { Loading, ProblemNotice, Success } from "../../ui/status.tsx";
 import { OperatorOnly } from "./operator-only.tsx";
 
-const CARRIERS = ["simulated", "sip", "twilio", "telnyx"] as const;
-
-/** Every rate of a price list: its path in the request (also the field errors[] names) and its label. */
-const RATES: { path: string; label: string; group: string }[] = [
-  ...CARRIERS.flatMap((c) => (["inbound", "outbound"] as const).map((d) => ({ path: `per_minute.telephony.${c}.${d}`, label: `${c === "sip" ? "SIP" : c[0].toUpperCase() + c.slice(1)}, ${d}`, group: "Calls, per minute" }))),
-  { path: "per_minute.browser_voice", label: "Browser voice", group: "Calls, per minute" },
-  { path: "per_minute.speech.builtin", label: "Speech, built-in", group: "Speech and language model, per minute" },
-  { path: "per_minute.speech.provider", label: "Speech by a provider", group: "Speech and language model, per minute" },
-  { path: "per_minute.llm.builtin", label: "Language model, built-in", group: "Speech and language model, per minute" },
-  { path: "per_minute.llm.provider", label: "Language model by a provider", group: "Speech and language model, per minute" },
-  ...CARRIERS.map((c) => ({ path: `number_monthly.${c}`, label: `${c === "sip" ? "SIP" : c[0].toUpperCase() + c.slice(1)} number`, group: "Phone numbers, per month" })),
-];
-const GROUPS = [...new Set(RATES.map((r) => r.group))];
-
-const read = (list: PriceList, path: string): number => path.split(".").reduce((node: any, key) => node[key], list);
+const GROUPS = [...new Set(PRICE_RATES.map((r) => r.group))];
 
 function build(values: Record<string, string>): Omit<PricingUpdate, "effective_at"> {
   const root: any = {};
-  for (const { path } of RATES) {
+  for (const { path } of PRICE_RATES) {
     const keys = path.split(".");
     let node = root;
     for (const key of keys.slice(0, -1)) node = node[key] ??= {};
@@ -71,12 +58,12 @@ function PriceTable({ list, title }: { list: PriceList; title: string }) {
     <section aria-label={title}>
       <h2>{title}</h2>
       <DataTable caption={title} columns={["Rate", "Price"]}>
-        {RATES.map((rate) => (
+        {PRICE_RATES.map((rate) => (
           <tr key={rate.path}>
             <th scope="row">
               {rate.label} <span class="muted small">({rate.group.toLowerCase()})</span>
             </th>
-            <td>{formatMicros(read(list, rate.path), list.currency, { precise: true })}</td>
+            <td>{formatMicros(rateOf(list, rate.path), list.currency, { precise: true })}</td>
           </tr>
         ))}
       </DataTable>
@@ -85,7 +72,7 @@ function PriceTable({ list, title }: { list: PriceList; title: string }) {
 }
 
 function PriceForm({ base, onSaved }: { base: PriceList; onSaved: () => void }) {
-  const [values, setValues] = useState(() => Object.fromEntries(RATES.map((r) => [r.path, microsToUnits(read(base, r.path))])));
+  const [values, setValues] = useState(() => Object.fromEntries(PRICE_RATES.map((r) => [r.path, microsToUnits(rateOf(base, r.path))])));
   const [effectiveAt, setEffectiveAt] = useState("");
   const [saved, setSaved] = useState<string | null>(null);
   const action = useAction();
@@ -108,7 +95,7 @@ function PriceForm({ base, onSaved }: { base: PriceList; onSaved: () => void }) 
       {GROUPS.map((group) => (
         <fieldset key={group} class="operator-rates">
           <legend>{group}</legend>
-          {RATES.filter((r) => r.group === group).map((rate) => (
+          {PRICE_RATES.filter((r) => r.group === group).map((rate) => (
             <Field key={rate.path} label={rate.label} name={rate.path} value={values[rate.path]} error={fields[rate.path]} onInput={(e) => setValues({ ...values, [rate.path]: e.currentTarget.value })} />
           ))}
         </fieldset>

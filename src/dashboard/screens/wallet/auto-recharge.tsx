@@ -9,14 +9,16 @@ import { useLoad } from "../../lib/use-load.ts";
 import { Field } from "../../ui/field.tsx";
 import { Loading, ProblemNotice, Success } from "../../ui/status.tsx";
 
-export function AutoRecharge() {
+export function AutoRecharge({ cardPayments }: { cardPayments: boolean }) {
   const [settings, reload] = useLoad(() => session.client.wallet.getAutoRecharge(), []);
   return (
     <section class="panel" aria-labelledby="recharge-title">
       <h2 id="recharge-title">Automatic recharge</h2>
       {settings.status === "loading" && <Loading />}
       {settings.status === "failed" && <ProblemNotice problem={settings.problem} onRetry={reload} />}
-      {settings.status === "ready" && <RechargeForm settings={settings.data} />}
+      {/* A recharge charges a saved card: without Stripe there is none (one already on stays shown, to turn off). */}
+      {settings.status === "ready" &&
+        (cardPayments || settings.data.enabled ? <RechargeForm settings={settings.data} /> : <p class="small">Automatic recharges charge a saved card, and this instance takes no card payments.</p>)}
     </section>
   );
 }

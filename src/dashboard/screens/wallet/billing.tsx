@@ -1,17 +1,19 @@
-// Billing: the wallet's balance, a top-up (by card through Stripe Checkout, or a request the operator
-// settles), the automatic recharge, and the payments. Stripe Checkout sends the payer back here with
+// Billing: the wallet's balance and what it means at this instance's prices, a top-up (by card through
+// Stripe Checkout where the operator set it up, or a request the operator settles), the automatic
+// recharge, and the payments. Stripe Checkout sends the payer back here with
 // ?payment=txn_…&result=success|canceled, and the payment's state is shown until it leaves pending.
 // Payments are read 25 at a time, newest first, with "Load more".
-import type { Payment, Wallet } from "../../../sdk/ts/src/index.ts";
+import type { Payment } from "../../../sdk/ts/src/index.ts";
 import { formatDate } from "../../lib/format.ts";
 import { formatMicros, formatMinor } from "../../lib/money.ts";
 import { session } from "../../lib/session.ts";
-import { useLoad, type Loaded } from "../../lib/use-load.ts";
+import { useLoad } from "../../lib/use-load.ts";
 import { DataTable } from "../../ui/data-table.tsx";
 import { PageHeader } from "../../ui/page-header.tsx";
-import { Empty, Loading, ProblemNotice } from "../../ui/status.tsx";
+import { Empty } from "../../ui/status.tsx";
 import { PagedList, usePages } from "../../ui/paged.tsx";
 import { AutoRecharge } from "./auto-recharge.tsx";
+import { Balance } from "./balance.tsx";
 import { PaymentReturn } from "./payment-return.tsx";
 import { TopUp } from "./top-up.tsx";
 import { WalletTabs } from "./wallet-tabs.tsx";
@@ -21,6 +23,7 @@ export const PAYMENT_STATES: Record<Payment["status"], string> = { pending: "Pen
 
 export function Billing({ query }: { query: URLSearchParams }) {
   const [wallet, reloadWallet] = useLoad(() => session.client.wallet.get(), []);
+  const [pricing, reloadPricing] = useLoad(() => session.client.pricing.get(), []);
   const payments = usePages((cursor) => session.client.payments.list({ limit: 25, cursor }), []);
   const reloadPayments = payments.reload;
   const paymentId = query.get("payment");
@@ -30,14 +33,21 @@ export function Billing({ query }: { query: URLSearchParams }) {
   };
   return (
     <>
-      <PageHeader title="Billing" description="Your balance pays for calls and phone numbers. Top up by card, or ask for an invoice." />
+      <PageHeader title="Billing" description="Your balance pays for what has a price on this instance: calls and phone numbers. Top up to add to it." />
       <WalletTabs />
       {paymentId && <PaymentReturn key={paymentId} id={paymentId} result={query.get("result")} onSettled={changed} />}
-      <Balance wallet={wallet} onRetry={reloadWallet} />
+      <Balance
+        wallet={wallet}
+        pricing={pricing}
+        onRetry={() => {
+          reloadWallet();
+          reloadPricing();
+        }}
+      />
       {wallet.status === "ready" && (
         <div class="billing-grid">
-          <TopUp currency={wallet.data.currency} onRequested={reloadPayments} />
-          <AutoRecharge />
+          <TopUp currency={wallet.data.currency} cardPayments={wallet.data.card_payments} onRequested={reloadPayments} />
+          <AutoRecharge cardPayments={wallet.data.card_payments} />
         </div>
       )}
       <section aria-labelledby="payments-title">
@@ -47,23 +57,6 @@ export function Billing({ query }: { query: URLSearchParams }) {
         </PagedList>
       </section>
     </>
-  );
-}
-
-function Balance({ wallet, onRetry }: { wallet: Loaded<Wallet>; onRetry: () => void }) {
-  if (wallet.status === "loading") return <Loading label="Loading the balance…" />;
-  if (wallet.status === "failed") return <ProblemNotice problem={wallet.problem} onRetry={onRetry} />;
-  const low = wallet.data.balance <= 0;
-  return (
-    <section class="panel billing-balance" aria-labelledby="balance-title">
-      <h2 id="balance-title">Balance</h2>
-      <p class={low ? "billing-amount status-bad" : "billing-amount"} data-testid="balance">
-        {formatMicros(wallet.data.balance, wallet.data.currency)}
-      </p>
-      <p class="muted small">
-        {low ? "Calls are refused until you top up. " : ""}Updated {formatDate(wallet.data.updated_at)}
-      </p>
-    </section>
   );
 }
 
@@ -84,7 +77,7 @@ function PaymentTable({ payments }: { payments: Payment[] }) {
             {p.failure_reason && <span class="muted small"> {p.failure_reason}</span>}
           </td>
           <td>
-            <code>{p.id}</code>
+            <code class="reference">{p.id}</code>
           </td>
         </tr>
       ))}

@@ -1,5 +1,6 @@
-// A top-up: by card (to Stripe Checkout, which sends the payer back to this screen), or a request the
-// operator settles when the invoice is paid.
+// A top-up: by card (to Stripe Checkout, which sends the payer back to this screen) where the operator set
+// Stripe up, or a request the operator settles when the invoice is paid. Where there is no Stripe the form
+// says so, and offers no card to become an invoice behind the payer's back.
 import { useState } from "preact/hooks";
 import type { Payment } from "../../../sdk/ts/src/index.ts";
 import { formatMinor, parseUnits, unitsToMinor } from "../../lib/money.ts";
@@ -13,9 +14,9 @@ const METHODS = [
   { value: "offline", label: "Invoice or bank transfer" },
 ];
 
-export function TopUp({ currency, onRequested }: { currency: string; onRequested: () => void }) {
+export function TopUp({ currency, cardPayments, onRequested }: { currency: string; cardPayments: boolean; onRequested: () => void }) {
   const [amount, setAmount] = useState("25");
-  const [method, setMethod] = useState("");
+  const [method, setMethod] = useState(cardPayments ? "" : "offline");
   const [requested, setRequested] = useState<Payment | null>(null);
   const [leaving, setLeaving] = useState(false);
   const action = useAction();
@@ -25,7 +26,7 @@ export function TopUp({ currency, onRequested }: { currency: string; onRequested
     await action.run(async () => {
       const units = parseUnits(amount);
       // An amount that is no number goes to the server as one it refuses, so the field is named the same way.
-      const payment = await session.client.payments.topup({ amount: units === null ? -1 : unitsToMinor(units, currency), ...(method ? { provider: "offline" as const } : {}) });
+      const payment = await session.client.payments.topup({ amount: units === null ? -1 : unitsToMinor(units, currency), ...(method === "offline" || !cardPayments ? { provider: "offline" as const } : {}) });
       if (payment.checkout_url) {
         setLeaving(true);
         location.assign(payment.checkout_url);
@@ -42,14 +43,20 @@ export function TopUp({ currency, onRequested }: { currency: string; onRequested
       <ProblemNotice problem={action.problem} />
       {requested && (
         <Success>
-          Top-up of {formatMinor(requested.amount, requested.currency)} requested (reference <code>{requested.id}</code>). The operator adds it to your balance when it is paid.
+          Top-up of {formatMinor(requested.amount, requested.currency)} requested (reference <code class="reference">{requested.id}</code>). The operator adds it to your balance when it is paid.
         </Success>
       )}
-      <Field label={`Amount (${currency})`} name="amount" type="text" value={amount} error={fields.amount} hint="Charged once; the balance grows by the same amount." onInput={(e) => setAmount(e.currentTarget.value)} />
-      <SelectField label="How to pay" name="provider" value={method} onChange={setMethod} options={METHODS} error={fields.provider} hint="Where this instance takes no cards, a card top-up becomes an invoice request." />
+      <Field label={`Amount (${currency})`} name="amount" type="text" value={amount} error={fields.amount} hint={cardPayments ? "Charged once; the balance grows by the same amount." : "The balance grows by this amount once the invoice is paid."} onInput={(e) => setAmount(e.currentTarget.value)} />
+      {cardPayments ? (
+        <SelectField label="How to pay" name="provider" value={method} onChange={setMethod} options={METHODS} error={fields.provider} hint="By card you pay now, on Stripe's page; an invoice is settled by the operator when it is paid." />
+      ) : (
+        <p class="small" data-testid="no-card">
+          This instance takes no card payments (its operator has not set up Stripe): a top-up is a request for an invoice, which the operator adds to your balance when it is paid.
+        </p>
+      )}
       <div class="actions">
         <button type="submit" class="button primary" disabled={action.busy || leaving}>
-          {leaving ? "Opening the payment page…" : action.busy ? "Starting…" : "Top up"}
+          {leaving ? "Opening the payment page…" : action.busy ? "Starting…" : cardPayments ? "Top up" : "Request an invoice"}
         </button>
       </div>
     </form>

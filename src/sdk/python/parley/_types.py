@@ -2106,6 +2106,7 @@ Wallet = TypedDict(
         "currency": str,
         "balance": int,  # Micro-units of `currency`
         "balance_formatted": str,  # The balance in currency units, two decimals, e.g. `12.50`
+        "card_payments": bool,  # Whether this instance takes top-ups by card (its operator set up Stripe); false: a top-up is a request the ...
         "updated_at": str,  # ISO 8601, UTC
     },
 )

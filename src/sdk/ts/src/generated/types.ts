@@ -2470,6 +2470,8 @@ export interface Wallet {
   balance: number;
   /** The balance in currency units, two decimals, e.g. `12.50` */
   balance_formatted: string;
+  /** Whether this instance takes top-ups by card (its operator set up Stripe); false: a top-up is a request the operator settles (`provider: offline`) */
+  card_payments: boolean;
   /** ISO 8601, UTC */
   updated_at: string;
 }
