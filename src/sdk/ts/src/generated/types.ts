@@ -1143,6 +1143,8 @@ export interface Event {
   call_id: string | null;
   /** Exactly the JSON body sent to receivers */
   payload: Record<string, unknown>;
+  /** Deliveries made of it: one per destination that wanted it when it happened (the agent's webhook_url; each enabled endpoint subscribed to its type). 0: it is only in this log, sent nowhere */
+  delivery_count: number;
   /** ISO 8601, UTC */
   created_at: string;
 }
@@ -1164,6 +1166,8 @@ export interface EventWithDeliveries {
   call_id: string | null;
   /** Exactly the JSON body sent to receivers */
   payload: Record<string, unknown>;
+  /** Deliveries made of it: one per destination that wanted it when it happened (the agent's webhook_url; each enabled endpoint subscribed to its type). 0: it is only in this log, sent nowhere */
+  delivery_count: number;
   /** ISO 8601, UTC */
   created_at: string;
   deliveries: WebhookDelivery[];
