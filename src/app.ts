@@ -63,7 +63,7 @@ export interface AppServices {
   /** Browser voice: records a web call and hands its leg to the agent. */
   webCalls: WebCalls;
   /** A text turn with an agent's real brain, the conversation kept by session id (the playground's engine). */
-  agentChat: (workspaceId: string, agentId: string, input: { message?: string; session_id?: string; variables?: Record<string, unknown> }) => Promise<AgentChatReply>;
+  agentChat: (workspaceId: string, agentId: string, input: { message?: string; session_id?: string; variables?: Record<string, unknown>; channel?: "call" | "website_chat" }) => Promise<AgentChatReply>;
   /** The instance operator's workspace, or null before one exists (the public demo runs in it). */
   operatorWorkspaceId: () => string | null;
   /** Queues a real outbound call from a workspace (the calls feature's createOutboundCall); ApiError when it cannot be placed. */

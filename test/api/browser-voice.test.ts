@@ -174,6 +174,33 @@ describe("a browser voice session", () => {
     expect(events.some((e: any) => e.type === "barge_in")).toBe(true);
   }, CALL_TIMEOUT);
 
+  test("a sentence is captioned as its audio starts: hung up during the first, the next ones are never shown", async () => {
+    // The greeting, then the flow's two sentences: three sentences spoken one after the other.
+    const flow = {
+      start: "hours",
+      nodes: {
+        hours: { type: "say", text: "We are open from nine in the morning until six in the evening on every weekday.", next: "ask" },
+        ask: { type: "ask", text: "What can I do for you?", slot: { name: "topic", type: "string" }, next: "hours" },
+      },
+    };
+    const teller = await post("/v1/agents", { name: "Teller", first_message: "Welcome to Acme, the shop on the corner.", brain: { type: "flow", flow } });
+    const phone = browser((await post("/v1/realtime/token", { agent_id: teller.id })).url);
+    await phone.opened;
+    const { call_id: callId } = await phone.event("session");
+    const captions = () => phone.events.filter((e) => e.type === "transcript" && e.role === "agent").map((e) => e.text);
+    // Most of a second into the greeting (which lasts over two), the caller hangs up.
+    await phone.until(() => phone.loudFrames() >= 40, 10_000, "the greeting playing");
+    expect(captions()).toEqual(["Welcome to Acme, the shop on the corner."]);
+    phone.hangup();
+    await phone.closed;
+    // What was captioned is what was spoken: the transcript has the greeting cut short and nothing after it.
+    expect(captions()).toEqual(["Welcome to Acme, the shop on the corner."]);
+    const call = await waitForCall(s.server.api, s.user.token, callId);
+    expect(call.transcript.map((turn: { role: string }) => turn.role)).toEqual(["agent"]);
+    expect(call.transcript[0]).toMatchObject({ interrupted: true });
+    expect("Welcome to Acme, the shop on the corner.").toStartWith(call.transcript[0].text);
+  }, CALL_TIMEOUT);
+
   test("malformed audio or text fails the call with the reason and a clear close code", async () => {
     for (const [bad, code, says] of [
       [new Uint8Array(641), 1007, "641 bytes"],

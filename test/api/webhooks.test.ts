@@ -3,6 +3,7 @@ import { registerUser } from "../helpers/fixtures.ts";
 import { startTestServer } from "../helpers/server.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
 import { adminKey, createEndpoint, verifySignatures, webhookTestServer } from "../helpers/webhooks.ts";
+import { publishWorkspaceEvent } from "../../src/webhooks/outbox.ts";
 
 const t = webhookTestServer();
 
@@ -68,6 +69,14 @@ describe("webhook endpoints API", () => {
     const one = await t.server.api.get(`/v1/webhooks/events/${sent.body.event_id}`, { token: t.key });
     expect(one.body).toMatchObject({ object: "event", channel: "workspace", type: "webhook.test", payload: { event: "webhook.test", id: sent.body.event_id } });
     expect(one.body.deliveries).toHaveLength(1);
+    // Each event says how many deliveries were made of it: here one; none for a type no endpoint subscribes to.
+    expect(one.body.delivery_count).toBe(1);
+    expect(events.body.data.find((e: any) => e.id === sent.body.event_id).delivery_count).toBe(1);
+    const unheard = publishWorkspaceEvent(t.server.ctx, { workspaceId: t.workspaceId, type: "call.failed", data: { call_id: "call_none" } });
+    expect(unheard.deliveryIds).toEqual([]);
+    const listed = await t.server.api.get("/v1/webhooks/events?type=call.failed", { token: t.key });
+    expect(listed.body.data.map((e: any) => [e.id, e.delivery_count])).toEqual([[unheard.eventId, 0]]);
+    expect((await t.server.api.get(`/v1/webhooks/events/${unheard.eventId}`, { token: t.key })).body).toMatchObject({ delivery_count: 0, deliveries: [] });
     const ok = await t.server.api.get(`/v1/webhooks/deliveries?endpoint_id=${endpoint.id}&outcome=succeeded`, { token: t.key });
     expect(ok.body.data).toHaveLength(1);
     const failed = await t.server.api.get(`/v1/webhooks/deliveries?endpoint_id=${endpoint.id}&outcome=failed`, { token: t.key });

@@ -9,6 +9,7 @@ import { normalizeAllowedOrigin, normalizeRequestOrigin, originAllowed } from ".
 import { widgetsUsingAgent } from "../../src/modules/widgets/service.ts";
 import { chromiumAvailable, hostPages, launchChromium } from "../helpers/chromium.ts";
 import { createKey, registerUser, serverWithUser } from "../helpers/fixtures.ts";
+import { startFakeOpenAI } from "../helpers/fake-openai.ts";
 import { startTestServer } from "../helpers/server.ts";
 
 // The local proxy is trusted, so each test can speak as its own visitor IP through X-Forwarded-For.
@@ -394,6 +395,54 @@ describe("chat", () => {
     expect(row.visitor).toMatch(/^[0-9a-f]{64}$/);
     expect(row.visitor).not.toContain(ip);
     expect(row.expiresAt - row.createdAt).toBe(WIDGET_LIMITS.sessionLifetimeMs);
+  });
+
+  test("a website chat is no phone line: the agent's call greeting is not said (the playground still says it), a model is told so, and goodbye is a chat's", async () => {
+    const speech = await s.server.api.post("/v1/providers", { name: "speech for the phone desk", kind: "openai-compatible", base_url: "https://models.example.com/v1" }, as());
+    const flow = {
+      start: "ask",
+      nodes: {
+        ask: { type: "ask", text: "What can I help you with?", slot: { name: "topic", type: "string" }, next: "answer" },
+        answer: { type: "say", text: "You asked about {{topic}}.", next: "ask" },
+      },
+    };
+    const desk = await s.server.api.post("/v1/agents", { name: "Phone desk", first_message: "Thank you for calling Acme.", brain: { type: "flow", flow }, transcriber: { provider_id: speech.body.id } }, as());
+    expect(desk.status).toBe(201);
+    const widget = await newWidget({ agent_id: desk.body.id, mode: "chat", look: { greeting: "Hi! Ask us anything." } });
+    const ip = newVisitor();
+    const first = await chat(widget.id, { message: "parking" }, SHOP, ip);
+    // The flow's own question still opens the conversation; the phone greeting does not.
+    expect(first.body).toMatchObject({ reply: "What can I help you with? You asked about parking. What can I help you with?", ended: false });
+    const bye = await chat(widget.id, { message: "bye bye", session_id: first.body.session_id }, SHOP, ip);
+    expect(bye.body).toMatchObject({ reply: "Thank you for chatting. Goodbye!", ended: true });
+    // The playground rehearses a call: it greets as the phone line does, and says goodbye as one.
+    const rehearsal = await s.server.api.post(`/v1/agents/${desk.body.id}/chat`, { message: "parking" }, as());
+    expect(rehearsal.body.reply).toBe("Thank you for calling Acme. What can I help you with? You asked about parking. What can I help you with?");
+    const rehearsalBye = await s.server.api.post(`/v1/agents/${desk.body.id}/chat`, { message: "bye bye", session_id: rehearsal.body.session_id }, as());
+    expect(rehearsalBye.body.reply).toBe("Thank you for calling. Goodbye!");
+
+    const model = startFakeOpenAI();
+    try {
+      model.script([{ text: ["We open at nine."] }]);
+      const connection = await s.server.api.post("/v1/providers", { name: "chat model", kind: "openai-compatible", base_url: model.url }, as());
+      const assistant = await s.server.api.post(
+        "/v1/agents",
+        { name: "Phone assistant", first_message: "Thank you for calling Acme.", system_prompt: "You answer Acme's phone.", brain: { type: "llm", provider_id: connection.body.id, model: "fake-chat" }, transcriber: { provider_id: speech.body.id } },
+        as(),
+      );
+      expect(assistant.status).toBe(201);
+      const llmWidget = await newWidget({ agent_id: assistant.body.id, mode: "chat" });
+      const answer = await chat(llmWidget.id, { message: "When do you open?" }, SHOP, newVisitor());
+      expect(answer.body.reply).toBe("We open at nine.");
+      const sent = model.requests.find((r) => r.path === "/v1/chat/completions")!.body.messages;
+      // No greeting in the model's history; after the agent's prompt, a line saying this is a website chat.
+      expect(sent.map((m: { role: string }) => m.role)).toEqual(["system", "system", "user"]);
+      expect(sent[0].content).toBe("You answer Acme's phone.");
+      expect(sent[1].content).toContain("text chat on a website, not a phone call");
+      expect(JSON.stringify(sent)).not.toContain("Thank you for calling");
+    } finally {
+      model.stop();
+    }
   });
 
   test("message length: empty or over the limit after trimming is 422 naming message", async () => {

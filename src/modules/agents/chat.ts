@@ -4,7 +4,7 @@ import { agentChatSessions } from "../../db/schema/index.ts";
 import { notFound } from "../../http/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { DAY } from "../../lib/time.ts";
-import { AgentConversation, type ConversationState } from "../../voice/brains/agent-brain.ts";
+import { AgentConversation, type ConversationChannel, type ConversationState } from "../../voice/brains/agent-brain.ts";
 import type { BrainServices } from "../../voice/brains/services.ts";
 import { configOf } from "./models.ts";
 import { getAgent } from "./service.ts";
@@ -14,20 +14,23 @@ const SESSION_LIFETIME_MS = DAY;
 interface StoredSession {
   conversation: ConversationState;
   variables: Record<string, unknown>;
+  /** Absent in sessions stored before channels: those are the playground's (a call rehearsed). */
+  channel?: ConversationChannel;
 }
 
 export type AgentChatReply = Awaited<ReturnType<typeof chat>>;
 
 /**
- * The playground: a text conversation with the agent's real brain (flow or model), kept between
- * requests by session id. The configuration in force is the agent's current one.
+ * The playground (a call rehearsed in text) and a widget's website chat (`channel: "website_chat"`): a text
+ * conversation with the agent's real brain (flow or model), kept between requests by session id. The
+ * configuration in force is the agent's current one; a session keeps the channel it was opened on.
  */
 export async function chat(
   ctx: AppContext,
   brains: BrainServices,
   workspaceId: string,
   agentId: string,
-  input: { message?: string; digits?: string; session_id?: string; variables?: Record<string, unknown> },
+  input: { message?: string; digits?: string; session_id?: string; variables?: Record<string, unknown>; channel?: ConversationChannel },
 ) {
   const agent = getAgent(ctx, workspaceId, agentId);
   const now = ctx.clock.now();
@@ -45,12 +48,13 @@ export async function chat(
       .get();
     if (!row) throw notFound("chat session");
     stored = row.state as unknown as StoredSession;
-    conversation = new AgentConversation(brains, configOf(agent), { workspaceId, agentId, callId: null, variables: stored.variables });
+    conversation = new AgentConversation(brains, configOf(agent), { workspaceId, agentId, callId: null, variables: stored.variables, channel: stored.channel });
   } else {
     sessionId = newId("cht");
     const variables = input.variables ?? {};
-    conversation = new AgentConversation(brains, configOf(agent), { workspaceId, agentId, callId: null, variables });
-    stored = { conversation: conversation.initialState(), variables };
+    const channel = input.channel ?? "call";
+    conversation = new AgentConversation(brains, configOf(agent), { workspaceId, agentId, callId: null, variables, channel });
+    stored = { conversation: conversation.initialState(), variables, channel };
     const opening = await conversation.open(stored.conversation);
     said.push(...opening.say);
     Object.assign(turnLog, { action: opening.action, error: opening.error });

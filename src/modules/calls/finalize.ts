@@ -80,8 +80,28 @@ function extractFromSlots(config: AgentConfig, slots: Record<string, unknown>, t
   const extracted = Object.fromEntries(config.extraction.map((field) => [field.name, coerce(field, slots[field.name])]));
   const collected = Object.entries(slots).filter(([name]) => name !== "last_question").map(([name, value]) => `${name}: ${typeof value === "object" ? JSON.stringify(value) : value}`);
   const callerTurns = transcript.filter((t) => t.role === "caller").length;
-  const summary = `${callerTurns} caller turn(s).${collected.length ? ` Collected ${collected.join("; ")}.` : ""} Ended: ${endReason ?? "unknown"}.`;
+  const spoke = callerTurns === 0 ? "The caller said nothing." : callerTurns === 1 ? "The caller spoke once." : `The caller spoke ${callerTurns} times.`;
+  const summary = `${spoke}${collected.length ? ` Collected ${collected.join("; ")}.` : ""} ${howItEnded(endReason)}`;
   return { extracted, summary };
+}
+
+const ENDINGS: Record<string, string> = {
+  agent_hangup: "The agent ended the call.",
+  customer_hangup: "The caller hung up.",
+  silence_timeout: "It ended after a long silence.",
+  max_duration: "It reached the agent's longest call.",
+  voicemail: "An answering machine took it.",
+  busy: "The line was busy.",
+  no_answer: "Nobody answered.",
+  transferred: "It was passed on to another number.",
+  error: "An error ended it.",
+  server_shutdown: "The server stopped during it.",
+};
+
+/** The last sentence of a flow call's summary, in words (the end_reason code stays on the call). */
+function howItEnded(endReason: string | null): string {
+  if (!endReason) return "How it ended is not known.";
+  return ENDINGS[endReason] ?? `It ended: ${endReason.replace(/_/g, " ")}.`;
 }
 
 async function extractWithModel(ctx: AppContext, workspaceId: string, config: AgentConfig, transcript: TurnRecord[]): Promise<Extraction> {

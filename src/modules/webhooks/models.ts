@@ -100,6 +100,10 @@ export const Event = t.Object({
   agent_id: t.Union([t.String(), t.Null()]),
   call_id: t.Union([t.String(), t.Null()]),
   payload: t.Record(t.String(), t.Unknown(), { description: "Exactly the JSON body sent to receivers" }),
+  delivery_count: t.Integer({
+    minimum: 0,
+    description: "Deliveries made of it: one per destination that wanted it when it happened (the agent's webhook_url; each enabled endpoint subscribed to its type). 0: it is only in this log, sent nowhere",
+  }),
   created_at: Timestamp,
 });
 
@@ -132,7 +136,7 @@ export function endpointJson(row: EndpointRow, now: number) {
   };
 }
 
-export function eventJson(row: EventRow) {
+export function eventJson(row: EventRow & { deliveryCount: number }) {
   return {
     id: row.id,
     object: "event" as const,
@@ -141,6 +145,7 @@ export function eventJson(row: EventRow) {
     agent_id: row.agentId,
     call_id: row.callId,
     payload: JSON.parse(row.body) as Record<string, unknown>,
+    delivery_count: row.deliveryCount,
     created_at: toIso(row.createdAt),
   };
 }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lt, or, isNotNull, isNull, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gte, lt, or, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/index.ts";
 import { afterCursor, type PageRequest } from "../../db/pagination.ts";
@@ -22,12 +22,17 @@ export function listEndpoints(db: Db, workspaceId: string, page: PageRequest): E
     .all();
 }
 
-export function listEvents(db: Db, workspaceId: string, filter: { type?: string; channel?: "agent" | "workspace"; callId?: string }, page: PageRequest): EventRow[] {
+/** An event with how many deliveries were made of it (0: no destination wanted it, so it went nowhere). */
+export type EventWithCount = EventRow & { deliveryCount: number };
+
+export function listEvents(db: Db, workspaceId: string, filter: { type?: string; channel?: "agent" | "workspace"; callId?: string }, page: PageRequest): EventWithCount[] {
   const conditions: (SQL | undefined)[] = [eq(events.workspaceId, workspaceId), afterCursor(events.createdAt, events.id, page.after)];
   if (filter.type) conditions.push(eq(events.type, filter.type));
   if (filter.channel) conditions.push(eq(events.channel, filter.channel));
   if (filter.callId) conditions.push(eq(events.callId, filter.callId));
-  return db.select().from(events).where(and(...conditions)).orderBy(desc(events.createdAt), desc(events.id)).limit(page.limit + 1).all();
+  // Written out: drizzle leaves a lone table's columns unqualified, which the subquery would read as its own.
+  const deliveryCount = sql<number>`(select count(*) from webhook_deliveries d where d.event_id = events.id)`.mapWith(Number);
+  return db.select({ ...getTableColumns(events), deliveryCount }).from(events).where(and(...conditions)).orderBy(desc(events.createdAt), desc(events.id)).limit(page.limit + 1).all();
 }
 
 export function findEvent(db: Db, workspaceId: string, id: string): EventRow | undefined {

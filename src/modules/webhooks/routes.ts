@@ -96,7 +96,7 @@ export function webhookRoutes(ctx: HttpContext) {
         const event = repo.findEvent(ctx.db, principal.workspaceId, params.id);
         if (!event) throw notFound("event");
         const deliveries = repo.deliveriesOfEvent(ctx.db, principal.workspaceId, event.id).map((r) => deliveryJson(r.delivery, r.eventType));
-        return { ...eventJson(event), deliveries };
+        return { ...eventJson({ ...event, deliveryCount: deliveries.length }), deliveries };
       },
       { auth: "read", params: IdParam, response: { 200: EventWithDeliveries }, detail: doc("getEvent", "One event with its deliveries") },
     )

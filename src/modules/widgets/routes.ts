@@ -175,7 +175,7 @@ function widgetPublicRoutes(ctx: HttpContext, services: WidgetServices) {
         detail: doc(
           "widgetChat",
           "Send a chat message",
-          "A visitor's message to the widget's agent. Without `session_id` a new conversation starts (the reply begins with the agent's greeting). " +
+          "A visitor's message to the widget's agent. Without `session_id` a new conversation starts: the widget's `look.greeting` is its greeting (the embed shows it), and the agent's `first_message`, a call's greeting, is not said; the reply begins with whatever a flow says before it listens, then answers. " +
             "Limits: 2000 characters per message, 50 messages per session (then 409), 20 new sessions per visitor and hour (then 429 with Retry-After). Origin-checked.",
         ),
       })

@@ -17,7 +17,8 @@ export type AgentLookup = (workspaceId: string, agentId: string) => AgentConfig;
 /** What the public routes reach across features (injected at composition time). */
 export interface WidgetServices {
   agentConfig: AgentLookup;
-  agentChat: (workspaceId: string, agentId: string, input: { message?: string; session_id?: string }) => Promise<{ session_id: string; reply: string; ended: boolean }>;
+  /** A website chat: the agent's call greeting (first_message) is not said; the widget shows its own (look.greeting). */
+  agentChat: (workspaceId: string, agentId: string, input: { message?: string; session_id?: string; channel: "website_chat" }) => Promise<{ session_id: string; reply: string; ended: boolean }>;
   realtimeToken: (workspaceId: string, request: { agentId: string; widgetId?: string; metadata?: Record<string, unknown> }) => { token: string; expires_in: number; url: string };
 }
 
@@ -180,7 +181,8 @@ function checkNewSessionAllowed(ctx: AppContext, widget: WidgetRow, visitor: str
 
 /**
  * One visitor message through the widget's agent. A new conversation is opened when no session_id is
- * given (its greeting comes first in the reply); each session takes a bounded number of messages.
+ * given (what a flow says before it listens comes first in the reply, but not the agent's call greeting);
+ * each session takes a bounded number of messages.
  */
 export async function widgetChat(ctx: AppContext, services: WidgetServices, widget: WidgetRow, clientIp: string, input: { message: string; session_id?: string }) {
   if (widget.mode === "voice") throw new ApiError("invalid_state", "this widget is voice only (mode voice): it takes no chat messages");
@@ -196,7 +198,7 @@ export async function widgetChat(ctx: AppContext, services: WidgetServices, widg
   const key = `${widget.id}:${visitor}`;
   openingCount(ctx, key, 1);
   try {
-    const answer = await services.agentChat(widget.workspaceId, widget.agentId, { message });
+    const answer = await services.agentChat(widget.workspaceId, widget.agentId, { message, channel: "website_chat" });
     try {
       ctx.db
         .insert(widgetSessions)
@@ -221,7 +223,7 @@ async function continueSession(ctx: AppContext, services: WidgetServices, widget
     throw new ApiError("invalid_state", `this chat session has reached its limit of ${WIDGET_LIMITS.messagesPerSession} messages; send the message without session_id to start a new one`);
   }
   try {
-    const answer = await services.agentChat(widget.workspaceId, widget.agentId, { message, session_id: sessionId });
+    const answer = await services.agentChat(widget.workspaceId, widget.agentId, { message, session_id: sessionId, channel: "website_chat" });
     return { reply: answer.reply, session_id: answer.session_id, ended: answer.ended };
   } catch (error) {
     repo.giveBackSessionMessage(ctx.db, sessionId);

@@ -33,15 +33,25 @@ export type BrainEvent =
   | { type: "tool"; call: ToolCallRecord }
   | { type: "error"; message: string };
 
+/**
+ * Where the conversation happens. `call` (the default): a phone or browser voice call, or the playground
+ * rehearsing one. `website_chat`: a widget's text chat, which shows the widget's own greeting and is no
+ * phone line (the agent's first_message is a call's greeting, and is not said there).
+ */
+export type ConversationChannel = "call" | "website_chat";
+
 export interface ConversationContext {
   workspaceId: string;
   agentId: string;
   callId: string | null;
   variables: Record<string, unknown>;
+  channel?: ConversationChannel;
 }
 
 const DEFAULT_FALLBACK = "I'm sorry, I'm having trouble right now. Could you say that again?";
-const GOODBYE = "Thank you for calling. Goodbye!";
+const GOODBYE: Record<ConversationChannel, string> = { call: "Thank you for calling. Goodbye!", website_chat: "Thank you for chatting. Goodbye!" };
+/** Told to a model in a website chat, after the agent's own prompt (which is usually written for calls). */
+const WEBSITE_CHAT_NOTE = "This conversation is a text chat on a website, not a phone call: answer in writing, and do not speak as a phone line (no \"thank you for calling\").";
 
 /**
  * One agent, either brain, behind one interface: open the conversation, then feed it what the
@@ -53,13 +63,20 @@ export class AgentConversation {
   initialState(): ConversationState {
     if (this.config.brain.type === "flow") return { brain: "flow", flow: this.flowEngine().initialState(), ended: false };
     const system = renderTemplate(this.config.system_prompt, this.context.variables);
-    return { brain: "llm", messages: system ? [{ role: "system", content: system }] : [], ended: false };
+    const messages: ChatMessage[] = system ? [{ role: "system", content: system }] : [];
+    if (this.channel === "website_chat") messages.push({ role: "system", content: WEBSITE_CHAT_NOTE });
+    return { brain: "llm", messages, ended: false };
   }
 
-  /** The greeting (when the agent speaks first) and whatever the flow says before it listens. */
+  private get channel(): ConversationChannel {
+    return this.context.channel ?? "call";
+  }
+
+  /** The greeting (when the agent speaks first on a call) and whatever the flow says before it listens. */
   async open(state: ConversationState): Promise<AgentTurn> {
     const turn = emptyTurn();
-    const greeting = this.config.first_message_mode === "agent_first" && this.config.first_message ? renderTemplate(this.config.first_message, this.context.variables) : null;
+    const greets = this.channel === "call" && this.config.first_message_mode === "agent_first" && this.config.first_message;
+    const greeting = greets ? renderTemplate(this.config.first_message!, this.context.variables) : null;
     if (greeting) turn.say.push(greeting);
     if (state.brain === "llm") {
       if (greeting) state.messages.push({ role: "assistant", content: greeting });
@@ -102,7 +119,7 @@ export class AgentConversation {
     // `ended` is set before the last words are yielded: a caller who cuts them off cannot undo the ending.
     if (input.text && this.config.turn_taking.end_call_phrases.some((phrase) => containsPhrase(input.text!, phrase))) {
       state.ended = true;
-      yield { type: "text", text: GOODBYE, final: true };
+      yield { type: "text", text: GOODBYE[this.channel], final: true };
       return { action: { type: "end" }, ended: true };
     }
     if (state.brain === "flow") {

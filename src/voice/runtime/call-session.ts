@@ -528,13 +528,15 @@ export class CallSession implements LiveCall {
     const { signal } = response;
     if (!text.trim() || signal.aborted || this.ended) return;
     const segment = this.playback.startSegment(text);
-    this.leg.caption?.("agent", text);
     const framer = new PcmFramer(this.caller.frameSamples);
     const timing = response.timing;
-    if (timing && timing.ttsRequestedAt === undefined) {
-      timing.ttsRequestedAt = performance.now();
-      segment.onFirstFrame = () => this.recordLatency(response);
-    }
+    const measured = !!timing && timing.ttsRequestedAt === undefined;
+    if (measured) timing.ttsRequestedAt = performance.now();
+    // The caption goes with the sentence's first audio: one never played (the caller hung up or cut in first) is never shown.
+    segment.onFirstFrame = () => {
+      this.leg.caption?.("agent", text);
+      if (measured) this.recordLatency(response);
+    };
     try {
       for await (const chunk of this.tts.synthesize(text, { voice: this.agent.voice.voice_id, speed: this.agent.voice.speed ?? 1, sampleRate: this.lineRate, signal })) {
         if (signal.aborted || this.ended) break;

@@ -7,6 +7,7 @@ import type { Agent, AgentTool, AgentUpdate, ExtractionField, KnowledgeBase, Pro
 import { session } from "../../lib/session.ts";
 import { useAction } from "../../lib/use-action.ts";
 import { useLoad } from "../../lib/use-load.ts";
+import { sameJson } from "../../lib/same-json.ts";
 import { Field, SelectField, TextAreaField } from "../../ui/field.tsx";
 import { Loading, ProblemNotice, Success } from "../../ui/status.tsx";
 import { allProviders } from "./create-agent.tsx";
@@ -72,6 +73,8 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
   const tools = refs.status === "ready" ? refs.data.tools : [];
   const knowledgeBases = refs.status === "ready" ? refs.data.knowledgeBases : [];
   const brain = draft.brain;
+  // The save bar shows only once something differs from the saved agent (metadata as the JSON it reads as).
+  const changed = !sameJson(draft, configOf(agent)) || !sameJson(jsonObject(metadata.trim() || "{}"), agent.metadata);
 
   const save = async (event: Event) => {
     event.preventDefault();
@@ -268,15 +271,22 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
         />
       </fieldset>
 
-      <div class="agents-savebar">
-        {saved && <Success>Saved as version {agent.version}.</Success>}
-        <button type="button" class="button secondary" disabled={action.busy} onClick={() => (setDraft(configOf(agent)), setMetadata(metadataText(agent)), setBadMetadata(false), action.reset(), setSaved(false))}>
-          Discard changes
-        </button>
-        <button type="submit" class="button primary" disabled={action.busy}>
-          {action.busy ? "Saving…" : "Save"}
-        </button>
-      </div>
+      {(changed || saved || action.busy) && (
+        <div class="agents-savebar">
+          {saved && !changed && <Success>Saved as version {agent.version}.</Success>}
+          {(changed || action.busy) && (
+            <>
+              <span class="agents-unsaved">Unsaved changes</span>
+              <button type="button" class="button secondary" disabled={action.busy} onClick={() => (setDraft(configOf(agent)), setMetadata(metadataText(agent)), setBadMetadata(false), action.reset(), setSaved(false))}>
+                Discard changes
+              </button>
+              <button type="submit" class="button primary" disabled={action.busy}>
+                {action.busy ? "Saving…" : "Save"}
+              </button>
+            </>
+          )}
+        </div>
+      )}
     </form>
   );
 }

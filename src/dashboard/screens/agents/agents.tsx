@@ -39,12 +39,28 @@ export function openCreated(agent: AgentWithSecret): void {
   navigate(agentPath(agent.id));
 }
 
+/** The voices' names by provider and id, for the connections the agents use (one that cannot list its voices is left out). */
+async function voiceNames(agents: Agent[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  const providers = [...new Set(agents.map((agent) => agent.voice.provider_id))];
+  await Promise.all(
+    providers.map(async (provider_id) => {
+      const listed = await session.client.voices.list({ provider_id }).catch(() => null);
+      for (const voice of listed?.data ?? []) names.set(`${provider_id} ${voice.id}`, voice.name);
+    }),
+  );
+  return names;
+}
+
 export function Agents() {
   return <AgentList onCreated={openCreated} />;
 }
 
 function AgentList({ onCreated }: { onCreated: (agent: AgentWithSecret) => void }) {
   const [agents, reload] = useLoad(allAgents, []);
+  const listed = agents.status === "ready" ? agents.data : null;
+  const [voices] = useLoad(() => voiceNames(listed ?? []), [listed]);
+  const voiceName = (voice: Agent["voice"]) => (voices.status === "ready" && voices.data.get(`${voice.provider_id} ${voice.voice_id}`)) || voice.voice_id;
   const [creating, setCreating] = useState(false);
   const deleting = useAction();
   const confirm = useConfirm();
@@ -75,7 +91,7 @@ function AgentList({ onCreated }: { onCreated: (agent: AgentWithSecret) => void 
                 <Link href={agentPath(agent.id)}>{agent.name}</Link>
               </th>
               <td>{agent.brain.type === "flow" ? "Flow" : `LLM · ${agent.brain.model}`}</td>
-              <td>{agent.voice.voice_id}</td>
+              <td>{voiceName(agent.voice)}</td>
               <td>{agent.version}</td>
               <td>{formatDate(agent.updated_at)}</td>
               <DangerCell label={`Delete ${agent.name}`} busy={deleting.busy} onClick={() => remove(agent)}>

@@ -15,7 +15,7 @@ import { useConfirm } from "../../ui/confirm.tsx";
 import { Link } from "../../ui/link.tsx";
 import { PageHeader } from "../../ui/page-header.tsx";
 import { Empty, Loading, ProblemNotice } from "../../ui/status.tsx";
-import { counterpart, formatClock, isLive } from "./call-text.ts";
+import { counterpart, endReasonText, formatClock, isLive } from "./call-text.ts";
 import { CallStatus } from "./calls.tsx";
 import { Recording } from "./recording.tsx";
 import { SentEvents } from "./sent-events.tsx";
@@ -103,12 +103,10 @@ export function CallDetail({ id }: { id: string }) {
           </>
         ) : waiting ? (
           "The call has ended; its extracted fields are on their way."
-        ) : (
-          ""
-        )}
+        ) : null}
       </p>
       <dl class="calls-facts">
-        <Fact label="Status"><CallStatus call={c} />{c.end_reason && <span class="muted"> ({c.end_reason.replace(/_/g, " ")})</span>}</Fact>
+        <Fact label="Status"><CallStatus call={c} />{c.end_reason && <span class="muted"> ({endReasonText(c.end_reason)})</span>}</Fact>
         <Fact label="Agent">{agent ? agent.name : <code>{c.agent_id}</code>}</Fact>
         <Fact label="From">{c.from ?? "—"}</Fact>
         <Fact label="To">{c.to ?? "—"}</Fact>
@@ -131,6 +129,7 @@ export function CallDetail({ id }: { id: string }) {
         ) : (
           <p class="muted">This call has no recording.</p>
         )}
+        {!c.erased_at && turns.length > 0 && <p class="hint">Times count from the moment the call was answered, where the recording starts.</p>}
         {!c.erased_at && <Transcript turns={turns} timeMs={timeMs} onSeek={c.recording_url && !live ? seek : null} />}
       </section>
 
@@ -141,12 +140,12 @@ export function CallDetail({ id }: { id: string }) {
 
       <section class="calls-section" aria-labelledby="calls-timeline">
         <h2 id="calls-timeline">Timeline</h2>
-        <Timeline events={timeline} />
+        <Timeline events={timeline} answeredAfterMs={c.started_at ? Date.parse(c.started_at) - Date.parse(c.created_at) : null} />
       </section>
 
       <section class="calls-section" aria-labelledby="calls-events">
-        <h2 id="calls-events">Events sent</h2>
-        <SentEvents call={c} refresh={timeline.length} />
+        <h2 id="calls-events">Webhook events</h2>
+        <SentEvents call={c} agent={agent} refresh={timeline.length} />
       </section>
       {confirm.dialog}
     </>

@@ -22,3 +22,27 @@ export function counterpart(call: Call): string {
   if (call.direction === "web") return "Browser";
   return (call.direction === "outbound" ? call.to : call.from) ?? "Unknown number";
 }
+
+/** `-0:01`, `0:07`: a time on the call's clock, which may fall before its zero (ringing before the answer). */
+export function formatOffset(ms: number): string {
+  return ms < 0 && Math.round(-ms / 1000) > 0 ? `−${formatClock(-ms)}` : formatClock(ms);
+}
+
+const END_REASONS: Record<string, string> = {
+  agent_hangup: "the agent hung up",
+  customer_hangup: "the caller hung up",
+  silence_timeout: "nobody spoke for too long",
+  max_duration: "it reached the agent's longest call",
+  voicemail: "an answering machine took it",
+  transferred: "passed on to another number",
+  no_answer: "nobody answered",
+  busy: "the line was busy",
+  rejected: "the call was refused",
+  failed: "the carrier could not connect it",
+  error: "an error ended it",
+  protocol_error: "the browser sent something invalid",
+  server_shutdown: "the server stopped",
+};
+
+/** Why a call ended, in words (`agent_hangup` → "the agent hung up"); an unknown code with spaces. */
+export const endReasonText = (reason: string): string => END_REASONS[reason] ?? reason.replace(/_/g, " ");

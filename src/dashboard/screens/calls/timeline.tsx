@@ -1,11 +1,11 @@
-// A call's timeline: status changes, turns, tools, DTMF… in order, and each agent turn's latency (end of
-// the caller's speech to the agent's first audio) split into its parts, with a bar to compare turns.
-import type { CallEvent } from "../../../sdk/ts/src/index.ts";
+// A call's timeline: status changes, turns, tools, DTMF… in order on one clock (from the answer, as the
+// transcript and the recording count), and each agent turn's latency split into parts that add up.
+import type { Call, CallEvent } from "../../../sdk/ts/src/index.ts";
 import { DataTable } from "../../ui/data-table.tsx";
-import { formatClock } from "./call-text.ts";
+import { endReasonText, formatOffset, statusLabel } from "./call-text.ts";
 
-const LATENCY_PARTS = [
-  ["endpointing_ms", "Endpointing"],
+/** The response's parts, in the order they happen: together they make its end-to-end time. */
+const RESPONSE_PARTS = [
   ["stt_ms", "Speech to text"],
   ["llm_ttft_ms", "Model first token"],
   ["tts_ttfb_ms", "Speech first byte"],
@@ -13,17 +13,29 @@ const LATENCY_PARTS = [
 ] as const;
 
 const ms = (value: unknown) => (typeof value === "number" ? `${Math.round(value)} ms` : "—");
+const num = (value: unknown) => (typeof value === "number" ? value : null);
+
+/** What the caller waited: the pause the agent listens for, then the response (null when either is unknown). */
+function waited(data: Record<string, unknown>): number | null {
+  const pause = num(data.endpointing_ms);
+  const response = num(data.end_to_end_ms);
+  return pause === null || response === null ? null : pause + response;
+}
 
 /** One line on what an event says (its data, briefly). */
 function describe(event: CallEvent): string {
   const d = event.data as Record<string, unknown>;
   switch (event.type) {
     case "status":
-      return `${String(d.status).replace(/_/g, " ")}${d.end_reason ? ` (${String(d.end_reason).replace(/_/g, " ")})` : ""}`;
+      return `${statusLabel(String(d.status) as Call["status"])}${d.end_reason ? `: ${endReasonText(String(d.end_reason))}` : ""}`;
     case "turn":
       return `${d.role === "agent" ? "Agent" : "Caller"}: ${String(d.text)}`;
     case "latency":
-      return `End to end ${ms(d.end_to_end_ms)}`;
+      return `The caller waited ${ms(waited(d))}: a pause of ${ms(d.endpointing_ms)}, then a response of ${ms(d.end_to_end_ms)}`;
+    case "extracted": {
+      const fields = Array.isArray(d.fields) ? d.fields.map(String) : [];
+      return fields.length ? `Fields filled in: ${fields.join(", ")}` : "No fields to fill in (the agent asks for none)";
+    }
     default:
       return Object.entries(d)
         .map(([key, value]) => `${key.replace(/_/g, " ")}: ${typeof value === "string" ? value : JSON.stringify(value)}`)
@@ -31,7 +43,17 @@ function describe(event: CallEvent): string {
   }
 }
 
-export function Timeline({ events }: { events: CallEvent[] }) {
+/**
+ * Where an event sits on the call's clock: a turn where it started (the transcript's own time), any other
+ * event when it was recorded, less the time the call took to be answered (`answeredAfterMs`).
+ */
+function timeOf(event: CallEvent, answeredAfterMs: number): number {
+  if (event.type === "turn" && typeof event.data.start_ms === "number") return event.data.start_ms;
+  return event.offset_ms - answeredAfterMs;
+}
+
+/** `answeredAfterMs`: from the call's creation to its answer; null when it was never answered. */
+export function Timeline({ events, answeredAfterMs }: { events: CallEvent[]; answeredAfterMs: number | null }) {
   if (!events.length) return <p class="muted">No events yet.</p>;
   // Each latency follows the caller turn it answered.
   const latencies: { after: string; data: Record<string, unknown> }[] = [];
@@ -40,21 +62,29 @@ export function Timeline({ events }: { events: CallEvent[] }) {
     if (event.type === "turn" && event.data.role === "caller") lastCaller = String(event.data.text);
     if (event.type === "latency") latencies.push({ after: lastCaller, data: event.data });
   }
-  const slowest = Math.max(1, ...latencies.map((l) => Number(l.data.end_to_end_ms) || 0));
+  const slowest = Math.max(1, ...latencies.map((l) => waited(l.data) ?? 0));
+  // A turn is recorded when it ends but placed where it began: sorting keeps the list in time order.
+  const placed = events.map((event) => ({ event, at: timeOf(event, answeredAfterMs ?? 0) })).sort((a, b) => a.at - b.at);
   return (
     <>
       {latencies.length > 0 && (
         <>
           <h3 class="calls-subhead">Latency per turn</h3>
-          <DataTable caption="Latency of each agent turn" columns={["After the caller said", "End to end", ...LATENCY_PARTS.map(([, label]) => label)]}>
+          <p class="hint" id="calls-latency-note">
+            What the caller waited after speaking is the pause before answering (the agent's setting: the silence it waits for, to be sure the caller has finished) plus the response, end to end: from
+            that moment to the agent's first sound. The response is speech to text, the model's first token, the speech's first byte and what Parley itself added, one after the other.
+          </p>
+          <DataTable caption="Latency of each agent turn" columns={["After the caller said", "Caller waited", "Pause before answering", "Response (end to end)", ...RESPONSE_PARTS.map(([, label]) => label)]}>
             {latencies.map((latency, i) => (
               <tr key={i}>
                 <th scope="row" class="calls-quote">{latency.after || "(the greeting)"}</th>
                 <td>
-                  <span class="calls-e2e">{ms(latency.data.end_to_end_ms)}</span>
-                  <meter class="calls-meter" min={0} max={slowest} value={Number(latency.data.end_to_end_ms) || 0} aria-label={`End to end, turn ${i + 1}`} />
+                  <span class="calls-e2e">{ms(waited(latency.data))}</span>
+                  <meter class="calls-meter" min={0} max={slowest} value={waited(latency.data) ?? 0} aria-label={`Caller waited, turn ${i + 1}`} />
                 </td>
-                {LATENCY_PARTS.map(([key]) => (
+                <td>{ms(latency.data.endpointing_ms)}</td>
+                <td>{ms(latency.data.end_to_end_ms)}</td>
+                {RESPONSE_PARTS.map(([key]) => (
                   <td key={key}>{ms(latency.data[key])}</td>
                 ))}
               </tr>
@@ -63,10 +93,15 @@ export function Timeline({ events }: { events: CallEvent[] }) {
         </>
       )}
       <h3 class="calls-subhead">Events</h3>
+      <p class="hint">
+        {answeredAfterMs === null
+          ? "The call was never answered: times count from when it was placed."
+          : "Times count from the moment the call was answered, as in the transcript and the recording; what happened before (queued, ringing) has a minus sign."}
+      </p>
       <ol class="calls-timeline">
-        {events.map((event, i) => (
+        {placed.map(({ event, at }, i) => (
           <li key={i}>
-            <span class="calls-offset muted small">{formatClock(event.offset_ms)}</span>
+            <span class="calls-offset muted small">{formatOffset(at)}</span>
             <span class={`calls-kind ${event.type}`}>{event.type.replace(/_/g, " ")}</span>
             <span class="calls-what">{describe(event)}</span>
           </li>

@@ -80,7 +80,7 @@ export function Numbers() {
       {done && <Success>{done}</Success>}
       <ProblemNotice problem={action.problem} />
       <LoadState state={numbers} label="Loading numbers…" onRetry={reload} />
-      {numbers.status === "ready" && numbers.data.length === 0 && (
+      {numbers.status === "ready" && numbers.data.length === 0 && !adding && (
         <Empty title="No phone numbers yet">
           <p>Buy a number (the simulated carrier's are free, for trying things out) or import one from your carrier.</p>
         </Empty>
@@ -145,8 +145,9 @@ function AgentPicker({ number, agents, busy, onAssign }: { number: PhoneNumber; 
           </option>
         ))}
       </select>
+      {/* "Unassign" only when there is an agent to take away: with none assigned, "No agent" has nothing to do. */}
       <button type="submit" class="button secondary" disabled={busy || agentId === (number.agent_id ?? "")}>
-        {agentId ? "Assign" : "Unassign"}
+        {agentId || !number.agent_id ? "Assign" : "Unassign"}
       </button>
     </form>
   );

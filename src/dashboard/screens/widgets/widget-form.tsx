@@ -61,7 +61,7 @@ export function WidgetForm({ widget, agents, onSaved, onCancel }: { widget: Widg
       <fieldset class="widgets-look">
         <legend>Look</legend>
         <Field label="Title" name="look.title" hint="The panel's header; the widget's name when empty." value={title} error={fields["look.title"]} onInput={(e) => setTitle(e.currentTarget.value)} />
-        <Field label="Greeting" name="look.greeting" hint="The first bubble, before the visitor says anything." value={greeting} error={fields["look.greeting"]} onInput={(e) => setGreeting(e.currentTarget.value)} />
+        <Field label="Greeting" name="look.greeting" hint="The chat's first bubble, before the visitor says anything (the agent's first message is a call's greeting: the chat does not say it)." value={greeting} error={fields["look.greeting"]} onInput={(e) => setGreeting(e.currentTarget.value)} />
         <div class="widgets-colors">
           <Field label="Main colour" name="look.primary_color" type="color" value={primary} error={fields["look.primary_color"]} onInput={(e) => setPrimary(e.currentTarget.value)} />
           <Field label="Background" name="look.background_color" type="color" value={background} error={fields["look.background_color"]} onInput={(e) => setBackground(e.currentTarget.value)} />

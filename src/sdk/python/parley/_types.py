@@ -2235,6 +2235,7 @@ Event = TypedDict(
         "agent_id": Optional[str],
         "call_id": Optional[str],
         "payload": Dict[str, Any],  # Exactly the JSON body sent to receivers
+        "delivery_count": int,  # Deliveries made of it: one per destination that wanted it when it happened (the agent's webhook_url; each e...
         "created_at": str,  # ISO 8601, UTC
     },
 )
@@ -2282,6 +2283,7 @@ EventWithDeliveries = TypedDict(
         "agent_id": Optional[str],
         "call_id": Optional[str],
         "payload": Dict[str, Any],  # Exactly the JSON body sent to receivers
+        "delivery_count": int,  # Deliveries made of it: one per destination that wanted it when it happened (the agent's webhook_url; each e...
         "created_at": str,  # ISO 8601, UTC
         "deliveries": List[WebhookDelivery],
     },

@@ -1145,6 +1145,8 @@ export interface Event {
   call_id: string | null;
   /** Exactly the JSON body sent to receivers */
   payload: Record<string, unknown>;
+  /** Deliveries made of it: one per destination that wanted it when it happened (the agent's webhook_url; each enabled endpoint subscribed to its type). 0: it is only in this log, sent nowhere */
+  delivery_count: number;
   /** ISO 8601, UTC */
   created_at: string;
 }
@@ -1166,6 +1168,8 @@ export interface EventWithDeliveries {
   call_id: string | null;
   /** Exactly the JSON body sent to receivers */
   payload: Record<string, unknown>;
+  /** Deliveries made of it: one per destination that wanted it when it happened (the agent's webhook_url; each enabled endpoint subscribed to its type). 0: it is only in this log, sent nowhere */
+  delivery_count: number;
   /** ISO 8601, UTC */
   created_at: string;
   deliveries: WebhookDelivery[];
