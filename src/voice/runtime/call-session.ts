@@ -44,6 +44,9 @@ export interface CallSessionOptions {
   recognitionContext?: Record<string, unknown>;
 }
 
+/** While screening, a gap this long in the callee's audio counts as silence, frame by frame. */
+const SCREENING_GAP_MS = 3 * FRAME_MS;
+
 /** Calls must keep sending audio; this much silence from the transport means it is gone. */
 const TRANSPORT_SILENCE_LIMIT_MS = 15_000;
 const CARRIER_AMD = "the carrier's answering-machine detection";
@@ -82,6 +85,8 @@ export class CallSession implements LiveCall {
   private readonly transcript: TranscriptOrder;
   private readonly digits = new DigitCollector();
   private screening: CallScreening | null = null;
+  /** What a screening hears for a frame the line did not send. */
+  private silentFrame: Int16Array | null = null;
   /** The carrier's answering-machine verdict when it came before the answer. */
   private carrierVerdict: "human" | "machine" | null = null;
   private transferringTo: string | null = null;
@@ -622,6 +627,13 @@ export class CallSession implements LiveCall {
   private onTick(): void {
     if (this.ended) return;
     this.elapsedMs += FRAME_MS;
+    // A line that sends nothing while the callee is silent (silence suppression, a phone with no
+    // microphone) is a silent pickup, not a screening that never ends: time passes for it too.
+    if (this.phase === "screening" && performance.now() - this.lastTransportAudio > SCREENING_GAP_MS) {
+      const verdict = this.screening!.push(this.silentFrame ??= new Int16Array(this.caller.frameSamples), false);
+      if (verdict) this.onMachineVerdict(verdict);
+      if (this.ended) return;
+    }
     const frame = this.playback.next();
     if (frame) {
       if (!this.agentSpeaking) this.agentSpeaking = true;

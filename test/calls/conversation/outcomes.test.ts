@@ -1,6 +1,7 @@
 // How calls end besides a conversation: answering machines, busy lines and unanswered phones, the
 // callee hanging up, and the API's live controls (say, transfer, hang up) on a call in progress.
 import { describe, expect, test } from "bun:test";
+import { simulatedCalls } from "../../../src/telephony/simulated/carrier.ts";
 import { CALL_TIMEOUT, conversationFile, delivery, farEnd } from "../../helpers/call-driver.ts";
 import { startReceiver } from "../../helpers/webhook-receiver.ts";
 import { adminKey, createEndpoint } from "../../helpers/webhooks.ts";
@@ -34,6 +35,22 @@ describe.concurrent("how calls end", () => {
     expect(call).toMatchObject({ status: "completed", end_reason: "voicemail", transcript: null });
     expect(farEnd(callId).callee!.agentFramesHeard).toBe(0);
     expect(farEnd(callId).ended).toBe("local_hangup");
+  }, CALL_TIMEOUT);
+
+  test("a callee whose line sends no audio at all is a silent pickup: the agent greets after the screening's wait", async () => {
+    const agent = await calls().createAgent({ name: "Patient", first_message: "Hello, this is Acme." });
+    const callId = await calls().place(agent.id, { behaviour: "silent", ring_ms: 1000 });
+    // Before it answers, the simulated line is told to send nothing (a phone with no microphone, or silence suppression).
+    for (let waited = 0; !simulatedCalls.has(callId); waited += 10) {
+      if (waited > 5000) throw new Error("the call was not dialled");
+      await Bun.sleep(10);
+    }
+    farEnd(callId).audioLost = true;
+    const call = await calls().waitFor(callId, (c) => c.transcript?.length === 1, 10_000);
+    expect(call.transcript[0]).toMatchObject({ role: "agent", text: "Hello, this is Acme." });
+    const amd = (await calls().timeline(callId)).find((event) => event.type === "amd");
+    expect(amd?.data).toMatchObject({ verdict: "human", reason: "silent pickup" });
+    await s.server.api.post(`/v1/calls/${callId}/hangup`, undefined, { token: s.user.token });
   }, CALL_TIMEOUT);
 
   test("busy and unanswered numbers end busy / no_answer, with call.ended and call.failed", async () => {
