@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { startFakeOpenAI } from "../helpers/fake-openai.ts";
 import { createKey, serverWithUser } from "../helpers/fixtures.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
+import { TEMPLATES } from "../../src/dashboard/screens/agents/templates.ts";
 
 const s = serverWithUser("owner");
 const token = () => s.user.token;
@@ -57,6 +58,21 @@ describe("chat with a flow brain (offline, no model)", () => {
     // Recognisers that punctuate write "Goodbye."; the full stop must not hide the end phrase.
     const bye = await say(agent.body.id, { session_id: opened.body.session_id, message: "OK. Goodbye." });
     expect(bye.body).toMatchObject({ ended: true, action: { type: "end" } });
+  });
+
+  test("the receptionist template: a caller a misheard question sent to the knowledge step still gets the opening hours", async () => {
+    const receptionist = TEMPLATES.find((template) => template.id === "receptionist")!;
+    const agent = await s.server.api.post("/v1/agents", { name: "Front desk", ...receptionist.config(undefined) }, { token: token() });
+    expect(agent.status).toBe(201);
+    const opened = await say(agent.body.id, {});
+    const session = opened.body.session_id;
+    // The recogniser heard "what are your opening hours" as words no route knows.
+    expect((await say(agent.body.id, { session_id: session, message: "what do you use" })).body.reply).toBe("What would you like to know?");
+    expect((await say(agent.body.id, { session_id: session, message: "what are your opening hours" })).body.reply).toBe("We are open nine to six, Monday to Friday. Is there anything else?");
+    // A question no knowledge base answers and no route names still gets the fallback.
+    expect((await say(agent.body.id, { session_id: session, message: "where can I park" })).body.reply).toBe("What would you like to know?");
+    expect((await say(agent.body.id, { session_id: session, message: "where can I park" })).body.reply).toBe("I'm sorry, I don't have an answer to that. Is there anything else?");
+    expect((await say(agent.body.id, { session_id: session, message: "no thanks" })).body).toMatchObject({ reply: "Thank you for calling. Goodbye!", ended: true });
   });
 
   test("sessions belong to their agent and workspace", async () => {

@@ -10,6 +10,8 @@ export interface FlowState {
   attempts: number;
   slots: Record<string, SlotValue | unknown>;
   done: boolean;
+  /** The route step the caller last chose from: its routes stay open from the answer steps after it. */
+  menu?: string;
 }
 
 export interface FlowAction {
@@ -153,18 +155,32 @@ export class FlowEngine {
         return "wait";
       }
       case "route": {
-        const route = node.routes.find((r) => r.keywords.some((keyword) => containsPhrase(heard, keyword)));
+        const route = routeFor(node, heard);
+        state.menu = state.node!;
         return this.go(state, route ? route.next : node.default);
       }
       case "answer": {
         const kbs = node.knowledge_base_ids ?? this.settings.knowledgeBaseIds;
         const answer = kbs.length ? await this.deps.answer(heard, kbs, node.min_score) : null;
-        turn.say.push(answer ?? renderTemplate(node.fallback, state.slots, this.settings.variables));
         state.slots.last_question = heard;
+        // A caller can change topic here (a misheard question at the menu may have sent them): words it
+        // has no answer for that name a route of their last menu take it, except one back to this step,
+        // or one that hangs up: a question it cannot answer must not end the call for holding a "no".
+        const menu = answer === null && state.menu ? this.flow.nodes[state.menu] : undefined;
+        const detour = menu?.type === "route" ? routeFor(menu, heard, (next) => next !== state.node && this.flow.nodes[next]?.type !== "end") : undefined;
+        if (detour) return this.go(state, detour.next);
+        turn.say.push(answer ?? renderTemplate(node.fallback, state.slots, this.settings.variables));
         return this.go(state, node.next);
       }
     }
   }
+}
+
+type RouteNode = Extract<FlowNodeDefinition, { type: "route" }>;
+
+/** The first of a route step's routes whose keywords the caller said (among those whose next step `allowed` takes). */
+function routeFor(node: RouteNode, heard: string, allowed: (next: string) => boolean = () => true): RouteNode["routes"][number] | undefined {
+  return node.routes.find((route) => allowed(route.next) && route.keywords.some((keyword) => containsPhrase(heard, keyword)));
 }
 
 function matches(value: unknown, op: string, expected: unknown): boolean {

@@ -5,8 +5,8 @@
 // 5-7 ms of CPU on each 20 ms of a caller's speech and takes ~0.4 s to create, which there held up
 // every live call's audio and every request. A decoder takes ~100 MB and is not thread-safe, so
 // decoders are pooled here: a session owns one from start() until finish()/abort() (so always call one
-// of them), then it goes back for the next utterance. Audio is decoded as it is written, so finish()
-// only waits for the last frames.
+// of them), then it goes back for the next utterance of audio like what it heard (see bandOf). Audio is
+// decoded as it is written, so finish() only waits for the last frames.
 import { SpeechUnavailable, type RecognitionOptions, type RecognitionSession, type SpeechToText, type Transcript } from "../types.ts";
 import { StreamingResampler } from "../../media/resampler.ts";
 import { missingPieces, OS_POCKETSPHINX, POCKETSPHINX_MODELS, type PocketsphinxLocation, type PocketsphinxModel } from "./pocketsphinx-decoder.ts";
@@ -39,10 +39,10 @@ export interface PocketsphinxOptions {
 /** A decoder as the pool sees it; the decoder itself lives on its own thread. */
 interface DecoderHandle {
   thread: RecognitionThread;
-  /** Input rate of the last session that used it. */
-  lastSampleRate: number;
   /** Channel of the last utterance it finished (see channelOf): its normalisation is adapted to it. */
   adaptedTo: string | null;
+  /** Band of the audio it has heard (see bandOf); null: none yet, so it still has the model's own normalisation. */
+  band: number | null;
   /** Its thread could not create it (or died): never handed out again. */
   broken: boolean;
 }
@@ -80,18 +80,19 @@ export class PocketsphinxRecogniser implements SpeechToText {
       throw new RangeError(`sampleRate must be an integer ≥ 8000, got ${options.sampleRate}`);
     }
     const channel = channelOf(options);
-    const handle = this.acquire(options.sampleRate, channel);
+    const band = bandOf(options.sampleRate);
+    const handle = this.acquire(band, channel);
     // A fresh decoder starts from the model's own (wideband) normalisation, right for wideband audio;
-    // one that adapted to another channel is wrong for any rate until it has heard this one.
-    const replay = handle.adaptedTo !== channel && (options.sampleRate < MODEL_SAMPLE_RATE || handle.adaptedTo !== null);
-    return new PocketsphinxSession(handle, model, replay, options, (reusable) => this.release(handle, reusable, reusable ? channel : null));
+    // one that adapted to another caller is wrong for them until it has heard this one.
+    const replay = handle.adaptedTo !== channel && (band < MODEL_SAMPLE_RATE || handle.adaptedTo !== null);
+    return new PocketsphinxSession(handle, model, replay, options, (reusable) => this.release(handle, reusable, reusable ? { channel, band } : null));
   }
 
   /** Creates decoders ahead of the first calls (on the recognition threads, ~0.4 s each). */
-  warmUp(count = 1, sampleRate = 8_000): void {
+  warmUp(count = 1): void {
     const created: DecoderHandle[] = [];
     const wanted = Math.min(count, this.maxIdleDecoders) - this.idle.length;
-    for (let i = 0; i < wanted; i++) created.push(this.acquire(sampleRate));
+    for (let i = 0; i < wanted; i++) created.push(this.acquire(null));
     for (const handle of created) this.release(handle, true, null);
   }
 
@@ -121,18 +122,25 @@ export class PocketsphinxRecogniser implements SpeechToText {
   }
 
   /**
-   * A decoder's channel normalisation adapts to what it has heard, so prefer the one that last heard
-   * this channel (the same call), then one that last heard audio at this rate (telephone-band calls
-   * and wideband web calls sound different to it).
+   * A decoder's channel normalisation adapts to what it has heard, so the one that last heard this
+   * channel (the same call) comes first, then one that heard this band (another caller, whose start
+   * it replays), then one that has heard nothing. A decoder never serves another band: after a phone
+   * call's ~10 s of 8 kHz speech, 1.5 s of a browser's barely moves its normalisation, and the
+   * browser caller's first three questions came out garbled. At the cap, an idle decoder of another
+   * band makes way for a new one (~0.4 s on its thread, while the caller talks).
+   * `band` null: any decoder will do (warmUp).
    */
-  private acquire(sampleRate: number, channel: string | null = null): DecoderHandle {
-    const sameChannel = channel === null ? -1 : this.idle.findLastIndex((handle) => handle.adaptedTo === channel);
-    const sameRate = sameChannel >= 0 ? sameChannel : this.idle.findLastIndex((handle) => handle.lastSampleRate === sampleRate);
-    const reused = this.idle.splice(sameRate >= 0 ? sameRate : this.idle.length - 1, 1)[0];
+  private acquire(band: number | null, channel: string | null = null): DecoderHandle {
+    const suitable = this.idle.filter((handle) => band === null || handle.band === null || handle.band === band);
+    const reused = suitable.findLast((handle) => handle.adaptedTo === channel) ?? suitable.findLast((handle) => handle.band === band) ?? suitable.at(-1);
     if (reused) {
-      this.idleSince.delete(reused);
-      reused.lastSampleRate = sampleRate;
+      this.dropIdle(reused);
       return reused;
+    }
+    const other = this.idle[0]; // of another band, and idle the longest
+    if (this.live >= this.maxDecoders && other) {
+      this.dropIdle(other);
+      this.free(other);
     }
     if (this.live >= this.maxDecoders) {
       throw new SpeechUnavailable(`All ${this.maxDecoders} built-in recognisers are in use; try again when a call ends.`);
@@ -141,15 +149,15 @@ export class PocketsphinxRecogniser implements SpeechToText {
     if (reason) throw new SpeechUnavailable(reason);
     // A thread per decoder: the system shares the cores among the callers talking now, and no caller's
     // audio waits behind another's (decoders on a shared thread took turns, and fell behind together).
-    const handle = { lastSampleRate: sampleRate, adaptedTo: null, broken: false } as DecoderHandle;
+    const handle = { adaptedTo: null, band: null, broken: false } as DecoderHandle;
     handle.thread = new RecognitionThread(location, this.decoderArgs, () => this.lost(handle));
     this.live++;
     return handle;
   }
 
-  /** `adaptedTo`: the channel a finished utterance adapted it to (null when it did not finish one). */
-  private release(handle: DecoderHandle, reusable: boolean, adaptedTo: string | null): void {
-    if (adaptedTo !== null) handle.adaptedTo = adaptedTo;
+  /** `adaptedTo`: the channel (and its band) a finished utterance adapted it to (null when it did not finish one). */
+  private release(handle: DecoderHandle, reusable: boolean, adaptedTo: { channel: string; band: number } | null): void {
+    if (adaptedTo !== null) Object.assign(handle, { adaptedTo: adaptedTo.channel, band: adaptedTo.band });
     if (reusable && !handle.broken && this.idle.length < this.maxIdleDecoders) {
       this.idle.push(handle);
       this.idleSince.set(handle, performance.now());
@@ -286,6 +294,14 @@ function checkPocketsphinx(modelDir: string | undefined): { location: Pocketsphi
 /** What a decoder adapts to: the call (when known) at its line rate. */
 function channelOf(options: RecognitionOptions): string {
   return `${options.sampleRate}:${options.channel ?? ""}`;
+}
+
+/**
+ * The band of audio at this rate, as the model hears it once resampled to 16 kHz: telephone audio
+ * (8 kHz) has nothing above 4 kHz, while 16 and 48 kHz (browser) audio look alike.
+ */
+function bandOf(sampleRate: number): number {
+  return Math.min(sampleRate, MODEL_SAMPLE_RATE);
 }
 
 interface Waiting {

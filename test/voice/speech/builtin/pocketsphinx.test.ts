@@ -5,6 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { builtinRecognitionArgs, builtinStt, builtinTts, setBuiltinRecognitionSpeed } from "../../../../src/voice/speech/builtin/index.ts";
 import { pocketsphinxAvailability, PocketsphinxRecogniser, POCKETSPHINX_INSTALL } from "../../../../src/voice/speech/builtin/pocketsphinx.ts";
 import { SpeechUnavailable } from "../../../../src/voice/speech/types.ts";
+import { decodeMulaw, encodeMulaw } from "../../../../src/voice/media/g711.ts";
 
 const availability = pocketsphinxAvailability();
 if (!availability.available) {
@@ -223,6 +224,56 @@ describe.skipIf(!availability.available)("builtin:pocketsphinx pool", () => {
       recogniser.close();
     }
   }, 30_000);
+});
+
+describe.skipIf(!availability.available)("builtin:pocketsphinx after a phone call", () => {
+  // A browser caller's question (slt: the voice a telephone-adapted decoder garbles) and a simulated
+  // phone call's lines (the simulated callee's kal16 at 8 kHz through G.711, ~12 s of speech).
+  const QUESTION = "what are your opening hours";
+  const PHONE_CALL = ["hello I would like to book an appointment", "my name is Ada Lovelace", "what time do you open tomorrow", "thank you very much goodbye", "can I speak to someone about my bill", "I need to cancel my reservation"];
+
+  async function hear(recogniser: PocketsphinxRecogniser, pcm: Int16Array, sampleRate: number, channel: string): Promise<string> {
+    const session = recogniser.start({ language: "en-US", sampleRate, channel });
+    feed(session, pcm, sampleRate);
+    return (await session.finish()).text;
+  }
+
+  /** The browser's question, then a phone call, then the same question in a new browser call (three turns). */
+  async function questionAroundPhoneCall(recogniser: PocketsphinxRecogniser) {
+    const question = await speak(QUESTION, "slt", 16_000);
+    const fresh = await hear(recogniser, question, 16_000, "browser-1");
+    for (const line of PHONE_CALL) await hear(recogniser, decodeMulaw(encodeMulaw(await speak(line, "kal16", 8_000))), 8_000, "phone-1");
+    const after = [];
+    for (let turn = 0; turn < 3; turn++) after.push(await hear(recogniser, question, 16_000, "browser-2"));
+    return { fresh, after };
+  }
+
+  test("a browser call after a phone call hears the question as a fresh decoder does, and both calls keep their decoders", async () => {
+    const recogniser = new PocketsphinxRecogniser();
+    try {
+      const { fresh, after } = await questionAroundPhoneCall(recogniser);
+      expect(fresh).toBe(QUESTION);
+      // On the decoder the phone call had adapted to: "like i yell ten hours", "glad i yelled thinning hours", …
+      expect(after).toEqual([fresh, fresh, fresh]);
+      // The phone call's decoder stays ready for its next turn, beside the browser's.
+      expect(recogniser.decoderCount).toBe(2);
+      await hear(recogniser, decodeMulaw(encodeMulaw(await speak("yes please", "kal16", 8_000))), 8_000, "phone-1");
+      expect(recogniser.decoderCount).toBe(2);
+    } finally {
+      recogniser.close();
+    }
+  }, 60_000);
+
+  test("with one decoder allowed, a telephone-adapted one makes way for a new one rather than hear wideband audio", async () => {
+    const recogniser = new PocketsphinxRecogniser({ maxDecoders: 1 });
+    try {
+      const { fresh, after } = await questionAroundPhoneCall(recogniser);
+      expect(after).toEqual([fresh, fresh, fresh]);
+      expect(recogniser.decoderCount).toBe(1);
+    } finally {
+      recogniser.close();
+    }
+  }, 60_000);
 });
 
 describe.skipIf(!availability.available)("builtin:pocketsphinx thread", () => {
