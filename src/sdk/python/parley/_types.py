@@ -527,7 +527,7 @@ _FlowBrainFlowNodesValueAnswerOptional = TypedDict(
 
 
 class FlowBrainFlowNodesValueAnswer(_FlowBrainFlowNodesValueAnswerRequired, _FlowBrainFlowNodesValueAnswerOptional):
-    """Listens for a question and answers it from knowledge bases"""
+    """Listens for a question and answers it from knowledge bases. Words they have no answer for that hold a keywo..."""
 
 
 _FlowBrainFlowNodesValueToolRequired = TypedDict(

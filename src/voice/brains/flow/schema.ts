@@ -71,7 +71,11 @@ const Answer = t.Object(
     min_score: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
     next: NodeId,
   },
-  { additionalProperties: false, description: "Listens for a question and answers it from knowledge bases" },
+  {
+    additionalProperties: false,
+    description:
+      "Listens for a question and answers it from knowledge bases. Words they have no answer for that hold a keyword of the route step the caller last chose from take that route (not one back to this step, nor one to an end step) before the fallback is said.",
+  },
 );
 
 const CallTool = t.Object(
