@@ -3,10 +3,13 @@
 // the stream: frame n is due 20 ms × n after the stream's start, as seen from the earliest-arriving
 // frame so far.
 
+import { FRAME_MS } from "../voice/media/frames.ts";
 import type { MediaCounts } from "./types.ts";
 
-const FRAME_MS = 20;
-/** Later than this is late: the caller's speech reaches turn-taking a noticeable beat behind (the leg's stall mark). */
+/**
+ * Later than this is late: the caller's speech reaches turn-taking a noticeable beat behind. A pause this
+ * long between a media stream's messages is also what its leg counts as a stall.
+ */
 export const LATE_FRAME_MS = 200;
 /** The sender's clock may run this much slower than ours (0.1 %) before its frames count as late. */
 const DRIFT_ALLOWANCE = 0.001;

@@ -4,7 +4,7 @@
 import { generateDtmf } from "../../voice/media/dtmf.ts";
 import { decodeG711, encodeG711, encodeMulaw } from "../../voice/media/g711.ts";
 import { LegListeners } from "../leg-listeners.ts";
-import { FramePacing } from "../frame-pacing.ts";
+import { FramePacing, LATE_FRAME_MS } from "../frame-pacing.ts";
 import type { CallLeg, LegEndReason, LegEvent, MediaCounts, MediaFormat } from "../types.ts";
 import type { StreamCodec, StreamMessage, StreamSocket } from "./codec.ts";
 import { FrameCutter } from "./frame-cutter.ts";
@@ -21,8 +21,8 @@ const FRAME_BYTES = 160;
 /** How long a hang-up waits for the carrier to play what it was already sent. */
 const DRAIN_MS = 2_000;
 const DRAIN_MARK = "parley-drain";
-/** A pause in the carrier's media longer than this is a stall (its link or TCP held the audio back). */
-const STALL_MS = 200;
+/** A pause in the carrier's media longer than this is a stall (its link or TCP held the audio back): as late as a frame may come. */
+const STALL_MS = LATE_FRAME_MS;
 
 export class StreamLeg extends LegListeners implements CallLeg {
   /** The conversation loop always hears and speaks µ-law 8 kHz; a PCMA stream is transcoded. */

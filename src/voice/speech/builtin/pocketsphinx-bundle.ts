@@ -3,6 +3,7 @@
 // the manifest pocketsphinx-location.ts extracts it by.
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
+import { sha256Hex } from "../../../lib/crypto.ts";
 import { DEBIAN_LIBRARY_DIR, DEBIAN_MODEL_DIR, MODEL_FILES } from "./pocketsphinx-decoder.ts";
 
 export interface PackedFile {
@@ -72,17 +73,13 @@ export function packPocketsphinx(libraryDir = DEBIAN_LIBRARY_DIR, modelDir = DEB
 /** `sources`: each file's path in the archive and where it is read from. */
 export function packFiles(sources: [string, string][], libraries: string[], modelDir: string): PocketsphinxArchive {
   const contents = sources.map(([, source]) => readFileSync(source));
-  const files = sources.map(([path], i) => ({ path, size: contents[i].length, sha256: sha256(contents[i]) }));
+  const files = sources.map(([path], i) => ({ path, size: contents[i].length, sha256: sha256Hex(contents[i]) }));
   const unpacked = Buffer.concat(contents);
   return {
     bytes: Bun.zstdCompressSync(unpacked, { level: ZSTD_LEVEL }),
-    manifest: { hash: sha256(JSON.stringify(files)), files, libraries, modelDir },
+    manifest: { hash: sha256Hex(JSON.stringify(files)), files, libraries, modelDir },
     unpackedBytes: unpacked.length,
   };
-}
-
-export function sha256(data: string | Uint8Array): string {
-  return new Bun.CryptoHasher("sha256").update(data).digest("hex");
 }
 
 /** Every library `file` loads, directly or not, by soname, with the file the system resolves it to. */

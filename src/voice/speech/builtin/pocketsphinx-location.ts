@@ -3,8 +3,8 @@
 // files, not the executable's embedded ones), else the OS's packages.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { sha256Hex } from "../../../lib/crypto.ts";
 import type { EmbeddedPocketsphinx, PackedFile } from "./pocketsphinx-bundle.ts";
-import { sha256 } from "./pocketsphinx-bundle.ts";
 import { OS_POCKETSPHINX, type PocketsphinxLocation } from "./pocketsphinx-decoder.ts";
 import { EMBEDDED_POCKETSPHINX } from "./pocketsphinx-embedded.ts";
 
@@ -68,6 +68,6 @@ export function extractPocketsphinx(embedded: EmbeddedPocketsphinx, cacheDir: st
 function intact(folder: string, files: PackedFile[]): boolean {
   return files.every((file) => {
     const path = join(folder, file.path);
-    return existsSync(path) && statSync(path).size === file.size && sha256(readFileSync(path)) === file.sha256;
+    return existsSync(path) && statSync(path).size === file.size && sha256Hex(readFileSync(path)) === file.sha256;
   });
 }
