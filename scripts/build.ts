@@ -24,12 +24,13 @@ if (typeof pocketsphinx !== "string") {
   embeddedPocketsphinx = `import archive from ${JSON.stringify(archive)} with { type: "file" };\nexport const EMBEDDED_POCKETSPHINX = { archive, ...${JSON.stringify(pocketsphinx.manifest)} };`;
 }
 const result = await Bun.build({
-  // The write-behind's, Flite's and PocketSphinx's threads are workers: their entries must be in the
+  // The write-behind's, PostgreSQL's, Flite's and PocketSphinx's threads are workers: their entries must be in the
   // executable beside main's. All land at the root of the embedded files, where the bundled
   // `new URL("./<name>-thread.ts", import.meta.url)` of each looks for them.
   entrypoints: [
     join(root, "src", "main.ts"),
     join(root, "src", "core", "write-behind-thread.ts"),
+    join(root, "src", "db", "postgres", "postgres-thread.ts"),
     join(root, "src", "voice", "speech", "builtin", "flite-thread.ts"),
     join(root, "src", "voice", "speech", "builtin", "pocketsphinx-thread.ts"),
   ],

@@ -1,3 +1,4 @@
+import { openPostgres } from "../db/postgres/connect.ts";
 import { existsSync, rmSync } from "node:fs";
 import { closeParley, createParley, type Parley, startServer } from "../server.ts";
 import { resolve } from "node:path";
@@ -33,7 +34,8 @@ function configFrom(args: ParsedArgs): Config {
 function contextFrom(args: ParsedArgs, options: { create?: boolean; config?: Config } = {}): Parley {
   const config = options.config ?? configFrom(args);
   const database = dataDirLayout(config.dataDir).database;
-  if (!options.create && !existsSync(database)) {
+  // On PostgreSQL the database is the server's; the data dir keeps the instance key and files.
+  if (!options.create && !config.databaseUrl && !existsSync(database)) {
     throw new ConfigError(`no Parley database in ${config.dataDir}: pass --data-dir (or PARLEY_DATA_DIR) of an existing instance, or create one with parley serve or parley migrate --init`);
   }
   return createParley({ config });
@@ -44,6 +46,8 @@ export async function serve(args: ParsedArgs): Promise<void> {
   // A taken port or a foreign address is said before anything is created on disk.
   assertCanListen(config.host, config.port);
   if (config.metricsAddress) assertCanListen(config.metricsAddress.host, config.metricsAddress.port, "metrics listener: ");
+  // A PostgreSQL server that cannot be reached, or is unfit, is said before the data dir is made.
+  if (config.databaseUrl) openPostgres(config.databaseUrl).db.close();
   // Before the database is even opened: a second serve must not migrate or sweep a live instance's data.
   const lock = lockDataDir(config.dataDir);
   let ctx: Parley;

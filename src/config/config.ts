@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { parseCidr, type Cidr } from "../lib/ip.ts";
+import { parseDatabaseUrl } from "../db/postgres/url.ts";
 import { OPTIONS, type ConfigValues, type OptionSpec } from "./options.ts";
 
 /** The resolved configuration every part of the server reads. */
@@ -16,8 +17,8 @@ export interface Config extends Omit<ConfigValues, "trustedProxies"> {
   checkResponses: boolean;
 }
 
-/** A problem with the operator's input: printed as one line, never with a stack. */
-export class ConfigError extends Error {}
+import { ConfigError } from "./errors.ts";
+export { ConfigError };
 
 export type RawSettings = Partial<Record<keyof ConfigValues, string | boolean>>;
 
@@ -69,6 +70,7 @@ export function buildConfig(settings: RawSettings): Config {
     if (!cidr) throw new ConfigError(`--trusted-proxies: "${entry}" is not an IP address or CIDR range`);
     return cidr;
   });
+  if (v.databaseUrl) parseDatabaseUrl(v.databaseUrl); // throws ConfigError naming what is wrong
   const metricsAddress = v.metricsListen ? listenAddress(v.metricsListen) : null;
   if (v.metricsListen && !metricsAddress) throw new ConfigError(`--metrics-listen must be HOST:PORT (127.0.0.1:9464, [::1]:9464), got "${v.metricsListen}"`);
   if (metricsAddress && metricsAddress.port !== 0 && metricsAddress.port === v.port) throw new ConfigError(`--metrics-listen ${v.metricsListen} is on the API's port: metrics need a port of their own, off the public one`);

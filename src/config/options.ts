@@ -41,6 +41,7 @@ export interface ConfigValues {
   stripeWebhookSecret: string;
   stripeApiUrl: string;
   metricsListen: string;
+  databaseUrl: string;
   metricsToken: string;
 }
 
@@ -73,6 +74,7 @@ export const OPTIONS: OptionSpec[] = [
   { key: "dnsServers", flag: "dns-servers", env: "PARLEY_DNS_SERVERS", type: "list", default: [], help: "comma-separated DNS servers (ip or ip:port) that verify custom domains (default: the system's)" },
   { key: "whiteLabelKeyPrefixes", flag: "white-label-key-prefixes", env: "PARLEY_WHITE_LABEL_KEY_PREFIXES", type: "boolean", default: false, help: "keys created on a reseller's verified domain carry the reseller's slug (sk_<slug>_live_)" },
   { key: "auditRetentionDays", flag: "audit-retention-days", env: "PARLEY_AUDIT_RETENTION_DAYS", type: "integer", default: 0, help: "delete audit rows older than this many days, hourly (0: keep them all)" },
+  { key: "databaseUrl", flag: "database-url", env: "PARLEY_DATABASE_URL", type: "string", default: "", help: "postgres://user:password@host:5432/db?sslmode=… puts the data on PostgreSQL 15+ (README: Running on PostgreSQL); unset: SQLite in the data dir" },
   { key: "metricsListen", flag: "metrics-listen", env: "PARLEY_METRICS_LISTEN", type: "string", default: "", help: "HOST:PORT of a separate listener serving GET /metrics to Prometheus (e.g. 127.0.0.1:9464); unset: no metrics listener" },
   { key: "metricsToken", flag: "metrics-token", env: "PARLEY_METRICS_TOKEN", type: "string", default: "", help: "bearer token the metrics listener requires (Authorization: Bearer …); unset: none, so keep the listener on a private address" },
   { key: "jobLeaseSeconds", flag: "job-lease-seconds", env: "PARLEY_JOB_LEASE_SECONDS", type: "integer", default: 30, help: "how long a crashed worker's jobs wait before they run again" },

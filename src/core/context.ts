@@ -1,9 +1,9 @@
 import { GroupCommit } from "./group-commit.ts";
 import type { Config } from "../config/config.ts";
 import { loadInstanceSecret, prepareDataDir, type DataDirLayout } from "../config/data-dir.ts";
-import { openDatabase, type Db, type Sqlite } from "../db/connection.ts";
-import { applyMigrations, type MigrationResult } from "../db/migrate.ts";
-import { MIGRATIONS } from "../db/migrations.ts";
+import { openDatabase, openPostgresDatabase, type Db, type Dialect, type Sqlite } from "../db/connection.ts";
+import { applyMigrations, applyPostgresMigrations, type MigrationResult } from "../db/migrate.ts";
+import { MIGRATIONS, POSTGRES_MIGRATIONS } from "../db/migrations.ts";
 import { deriveKey } from "../lib/crypto.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { createLogger, type Logger, type LogLevel } from "./logger.ts";
@@ -28,8 +28,11 @@ export interface AppContext {
   clock: Clock;
   logger: Logger;
   dataDir: DataDirLayout;
+  /** The database connection (SQLite, or PostgreSQL behind the same interface: see db/postgres/). */
   sqlite: Sqlite;
   db: Db;
+  /** Which database: the few places that differ ask (see db/connection.ts). */
+  dialect: Dialect;
   /** Keys derived from the instance secret, one per purpose. */
   keys: { jwt: Uint8Array; encryption: Uint8Array };
   brand: { name: string; slug: string };
@@ -55,12 +58,22 @@ export interface ContextOptions {
 /** Opens the data dir and database, applies migrations. Throws ConfigError / MigrationError with one-line reasons. */
 export function createContext({ config, clock = systemClock, logger }: ContextOptions): AppContext {
   const log = logger ?? createLogger(config.logLevel as LogLevel);
-  const dataDir = prepareDataDir(config.dataDir);
-  const secret = loadInstanceSecret(dataDir);
-  const { sqlite, db } = openDatabase(dataDir.database, dataDir.cache);
+  const dialect: Dialect = config.databaseUrl ? "postgres" : "sqlite";
+  // A server that cannot be reached is refused before anything is created in the data dir.
+  const postgres = dialect === "postgres" ? openPostgresDatabase(config.databaseUrl) : null;
+  let dataDir: DataDirLayout;
+  let secret: Uint8Array;
+  try {
+    dataDir = prepareDataDir(config.dataDir);
+    secret = loadInstanceSecret(dataDir);
+  } catch (error) {
+    postgres?.sqlite.close();
+    throw error;
+  }
+  const { sqlite, db } = postgres ?? openDatabase(dataDir.database, dataDir.cache);
   let migrations: MigrationResult;
   try {
-    migrations = applyMigrations(sqlite, MIGRATIONS);
+    migrations = dialect === "postgres" ? applyPostgresMigrations(sqlite, POSTGRES_MIGRATIONS) : applyMigrations(sqlite, MIGRATIONS);
   } catch (error) {
     sqlite.close();
     throw error;
@@ -74,6 +87,7 @@ export function createContext({ config, clock = systemClock, logger }: ContextOp
     dataDir,
     sqlite,
     db,
+    dialect,
     keys: { jwt: deriveKey(secret, "jwt"), encryption: deriveKey(secret, "encryption") },
     brand: { name: config.brandName, slug: config.brandSlug },
     writeBehind: new WriteBehind(sqlite, log, { metrics }),
@@ -91,7 +105,7 @@ export function closeContext(ctx: AppContext): void {
   ctx.groupCommit.flush();
   ctx.writeBehind.close();
   try {
-    ctx.sqlite.pragma("wal_checkpoint(TRUNCATE)");
+    if (ctx.dialect === "sqlite") ctx.sqlite.pragma("wal_checkpoint(TRUNCATE)");
   } finally {
     ctx.sqlite.close();
   }

@@ -5,8 +5,10 @@ import type BetterSqlite3 from "better-sqlite3";
 import * as schema from "./schema/index.ts";
 import { Database, sqliteVecPath } from "./native.ts";
 import { Lru } from "../lib/lru.ts";
+import { openPostgres } from "./postgres/connect.ts";
 
 export type Sqlite = BetterSqlite3.Database;
+export type Dialect = "sqlite" | "postgres";
 export type Db = BetterSQLite3Database<typeof schema>;
 
 /** Every pragma in one place. NORMAL is durable under WAL except for the last commits on power loss. */
@@ -27,6 +29,17 @@ export function openDatabase(path: string, cacheDir: string): { sqlite: Sqlite; 
   for (const pragma of PRAGMAS) sqlite.pragma(pragma);
   sqlite.loadExtension(extractSqliteVec(cacheDir));
   immediateTransactions(sqlite);
+  return { sqlite, db: drizzle(withStatementCache(sqlite), { schema }) };
+}
+
+/**
+ * PostgreSQL behind the same synchronous interface (db/postgres/sync-client.ts implements the part of
+ * better-sqlite3's the code uses), so drizzle's SQLite dialect and our statements run unchanged; the
+ * statement text is translated once per distinct SQL (db/postgres/translate.ts).
+ */
+export function openPostgresDatabase(url: string): { sqlite: Sqlite; db: Db } {
+  const { db: postgres } = openPostgres(url);
+  const sqlite = postgres as unknown as Sqlite;
   return { sqlite, db: drizzle(withStatementCache(sqlite), { schema }) };
 }
 

@@ -9,8 +9,9 @@ export interface EmbeddedMigration {
   sql: string;
 }
 
-export function readMigrationsFolder(): EmbeddedMigration[] {
-  const folder = join(import.meta.dir, "..", "..", "migrations");
+/** `dialect`: "sqlite" reads migrations/, "postgres" migrations/postgres/. */
+export function readMigrationsFolder(dialect: "sqlite" | "postgres" = "sqlite"): EmbeddedMigration[] {
+  const folder = join(import.meta.dir, "..", "..", "migrations", ...(dialect === "postgres" ? ["postgres"] : []));
   const journal = JSON.parse(readFileSync(join(folder, "meta", "_journal.json"), "utf8")) as {
     entries: { idx: number; tag: string; when: number }[];
   };

@@ -86,6 +86,7 @@ export function pruneExpiredRows(ctx: AppContext): { idempotencyKeys: number; pa
 /** TRUNCATE keeps the -wal file from growing without bound under steady writes; optimize refreshes stats. */
 export function checkpoint(ctx: AppContext): void {
   ctx.writeBehind.flush();
+  if (ctx.dialect !== "sqlite") return; // PostgreSQL's autovacuum analyzes, and its server checkpoints
   ctx.sqlite.pragma("optimize"); // may write statistics: before the checkpoint, so they are folded in too
   ctx.sqlite.pragma("wal_checkpoint(TRUNCATE)");
 }

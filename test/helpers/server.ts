@@ -6,6 +6,7 @@ import { buildConfig, type RawSettings } from "../../src/config/config.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { createLogger, type Logger } from "../../src/core/logger.ts";
 import { ApiClient } from "./client.ts";
+import { freshDatabase } from "./postgres.ts";
 
 export interface TestServer {
   url: string;
@@ -19,10 +20,19 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/**
+ * PARLEY_TEST_DATABASE=postgres runs a test file against PostgreSQL: each context or server gets a fresh
+ * database on the test process's real server (helpers/postgres.ts); otherwise SQLite in the data dir.
+ */
+export function testDatabase(settings: RawSettings = {}): RawSettings {
+  if (process.env.PARLEY_TEST_DATABASE !== "postgres" || settings.databaseUrl !== undefined) return {};
+  return { databaseUrl: freshDatabase() };
+}
+
 /** A context on a temporary data dir without a server or running job runner (for queue-level tests). */
 export function createTestContext(settings: RawSettings = {}, startAt = Date.now()) {
   const dataDir = mkdtempSync(join(tmpdir(), "parley-ctx-"));
-  const config = buildConfig({ host: "127.0.0.1", port: "0", dataDir, allowPrivateUrls: "true", ...settings });
+  const config = buildConfig({ host: "127.0.0.1", port: "0", dataDir, allowPrivateUrls: "true", ...testDatabase(settings), ...settings });
   config.checkResponses = true;
   const clock = new ManualClock(startAt);
   const logs: string[] = [];
@@ -62,6 +72,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logLevel: "info",
     rateLimitPerMinute: "100000",
     publicRateLimitPerMinute: "100000",
+    ...testDatabase(options.settings),
     ...options.settings,
   });
   const clock = options.clock ?? new ManualClock(options.startAt ?? Date.now());

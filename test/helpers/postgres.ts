@@ -1,0 +1,106 @@
+// A real PostgreSQL server for the tests: Debian's `postgresql` binaries (the floor Parley supports,
+// 15, on Debian 12), initdb'd into a temporary directory and started on a free loopback port, once per
+// test process. Each test gets a database of its own. No mock stands in for it: the suite fails, not
+// skips, where the binaries are missing (.ci/run installs them).
+import { execFileSync, spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+
+export interface PostgresServer {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** A URL for `database` as the superuser `parley`. */
+  url(database: string): string;
+  /** psql-like: runs SQL as the superuser in `database` (default postgres). */
+  sql(text: string, database?: string): string;
+  stop(): void;
+  start(): void;
+}
+
+const ROOT = "/usr/lib/postgresql";
+
+export function postgresBinaries(): string {
+  const versions = existsSync(ROOT) ? readdirSync(ROOT).filter((v) => existsSync(join(ROOT, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a)) : [];
+  if (!versions.length) throw new Error("PostgreSQL server binaries not found under /usr/lib/postgresql: install Debian's `postgresql` package (.ci/run does)");
+  return join(ROOT, versions[0], "bin");
+}
+
+/** PostgreSQL refuses to run as root: as root, run its programs as the `postgres` user Debian's package creates. */
+function asServerUser(command: string, args: string[]): [string, string[]] {
+  return userInfo().uid === 0 ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
+}
+
+function run(command: string, args: string[]): string {
+  const [cmd, argv] = asServerUser(command, args);
+  return execFileSync(cmd, argv, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** A loopback port nothing listens on just now (synchronous, so contexts can be made synchronously). */
+export function freePort(): number {
+  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const { port } = listener;
+  listener.stop(true);
+  return port;
+}
+
+export function startPostgres(): PostgresServer {
+  const bin = postgresBinaries();
+  const dir = mkdtempSync(join(tmpdir(), "parley-pg-"));
+  if (userInfo().uid === 0) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" })), Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" })));
+  const dataDir = join(dir, "data");
+  run(join(bin, "initdb"), ["-D", dataDir, "-U", "parley", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+  const port = freePort();
+  // fsync off: the tests' databases are thrown away; durability is the server's business, not theirs.
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const pgCtl = (action: "start" | "stop") =>
+    action === "start" ? run(join(bin, "pg_ctl"), ["-D", dataDir, "-o", options, "-l", join(dir, "log"), "-w", "start"]) : run(join(bin, "pg_ctl"), ["-D", dataDir, "-m", "fast", "-w", "stop"]);
+  pgCtl("start");
+  let running = true;
+  const server: PostgresServer = {
+    host: "127.0.0.1",
+    port,
+    dataDir,
+    url: (database) => `postgres://parley@127.0.0.1:${port}/${database}?sslmode=disable`,
+    sql(text, database = "postgres") {
+      const psql = spawnSync("psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", String(port), "-U", "parley", "-d", database, "-c", text], { encoding: "utf8" });
+      if (psql.status !== 0) throw new Error(`psql: ${psql.stderr.trim()}`);
+      return psql.stdout.trim();
+    },
+    stop() {
+      if (!running) return;
+      pgCtl("stop");
+      running = false;
+    },
+    start() {
+      if (running) return;
+      pgCtl("start");
+      running = true;
+    },
+  };
+  process.once("exit", () => {
+    try {
+      server.stop();
+    } catch {}
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return server;
+}
+
+let shared: PostgresServer | null = null;
+let databases = 0;
+
+/** The test process's server, started on first use. */
+export function sharedPostgres(): PostgresServer {
+  shared ??= startPostgres();
+  return shared;
+}
+
+/** A fresh, empty database on the shared server; its URL. */
+export function freshDatabase(): string {
+  const server = sharedPostgres();
+  const name = `parley_${process.pid}_${++databases}`;
+  server.sql(`CREATE DATABASE ${name}`);
+  return server.url(name);
+}
