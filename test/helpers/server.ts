@@ -1,3 +1,4 @@
+import { test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { closeParley, createParley, type Parley, startServer } from "../../src/server.ts";
 import { tmpdir } from "node:os";
@@ -20,12 +21,21 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** Whether this run is against PostgreSQL (PARLEY_TEST_DATABASE=postgres). */
+export const ON_POSTGRES = process.env.PARLEY_TEST_DATABASE === "postgres";
+
+/**
+ * A test about SQLite itself (its write lock, its files on disk): skipped on a PostgreSQL run, where a
+ * test of PostgreSQL's own counterpart (test/postgres/) stands in for it.
+ */
+export const sqliteOnly = ON_POSTGRES ? test.skip : test;
+
 /**
  * PARLEY_TEST_DATABASE=postgres runs a test file against PostgreSQL: each context or server gets a fresh
  * database on the test process's real server (helpers/postgres.ts); otherwise SQLite in the data dir.
  */
 export function testDatabase(settings: RawSettings = {}): RawSettings {
-  if (process.env.PARLEY_TEST_DATABASE !== "postgres" || settings.databaseUrl !== undefined) return {};
+  if (!ON_POSTGRES || settings.databaseUrl !== undefined) return {};
   return { databaseUrl: freshDatabase() };
 }
 
