@@ -1,6 +1,7 @@
-// Three Parley processes on one PostgreSQL database deliver webhooks: every event reaches each endpoint
-// subscribed to it once, whichever process's runner claims the delivery; an event whose change rolled
-// back reaches none (the event, its deliveries and their jobs commit with the change or not at all).
+// Three Parley processes on one PostgreSQL database, each running jobs, do each piece of work once:
+// every webhook event reaches each endpoint subscribed to it once, whichever process claims the
+// delivery, and an event whose change rolled back reaches none (the event, its deliveries and their
+// jobs commit with the change or not at all); schedules due at one moment place one call each.
 import { SQL } from "bun";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -85,4 +86,48 @@ test(`${EVENTS} events to ${ENDPOINTS.length} endpoints through three processes:
   expect(receiver.requests).toHaveLength(expected);
   expect(new Set(receiver.requests.map((r) => r.headers["webhook-id"]))).toEqual(new Set(published));
   expect(receiver.requests.some((r) => r.headers["webhook-id"] === rolledBack)).toBe(false);
+}, 60_000);
+
+// Fictional destination that is busy: the call ends at once.
+const BUSY = "+14155550101";
+
+test("schedules due at one moment, one-off and cron, fire once each: one run and one call per fire time", async () => {
+  const api = new ApiClient(nodes[1].url);
+  const user = await registerUser(api, "scheduler");
+  const as = { token: user.token };
+  const must = async (res: Promise<{ status: number; body: any; text: string }>) => {
+    const r = await res;
+    if (r.status !== 200 && r.status !== 201) throw new Error(`${r.status} ${r.text}`);
+    return r.body;
+  };
+  const agent = await must(api.post("/v1/agents", { name: "Reminders", first_message: "Hi, this is your reminder." }, as));
+  const number = await must(api.post("/v1/phone-numbers/buy", { area_code: "415" }, as));
+  await must(api.post(`/v1/phone-numbers/${number.id}/assign`, { agent_id: agent.id }, as));
+
+  // A cron pattern firing at one second of each minute, 4 s from now; the one-offs at the same moment.
+  const fireAt = Math.ceil((Date.now() + 4_000) / 1000) * 1000;
+  const second = new Date(fireAt).getUTCSeconds();
+  const ids: string[] = [];
+  for (let n = 0; n < 10; n++) ids.push((await must(api.post("/v1/schedules", { agent_id: agent.id, to: BUSY, at: new Date(fireAt).toISOString() }, as))).id);
+  for (let n = 0; n < 10; n++) ids.push((await must(api.post("/v1/schedules", { agent_id: agent.id, to: BUSY, cron: `${second} * * * * *`, timezone: "UTC" }, as))).id);
+  const runsOf = async (id: string) => (await must(api.get(`/v1/schedules/${id}`, as))).runs as { run_at: string; status: string; call_id: string | null }[];
+  for (const id of ids) expect((await must(api.get(`/v1/schedules/${id}`, as))).next_run_at).toBe(new Date(fireAt).toISOString());
+
+  await Bun.sleep(Math.max(0, fireAt - Date.now()));
+  for (const deadline = Date.now() + 20_000; ; await Bun.sleep(200)) {
+    const pending = (await Promise.all(ids.map(runsOf))).filter((runs) => runs.length === 0).length;
+    if (pending === 0) break;
+    if (Date.now() > deadline) throw new Error(`${pending} schedules have not run`);
+  }
+  await Bun.sleep(1_500); // a second run of any of them would show meanwhile (the runners poll every second)
+
+  const placed = new Map<string, number>();
+  for (const row of env.ctx.sqlite.prepare("SELECT metadata FROM calls").all() as { metadata: string }[]) {
+    const scheduleId = JSON.parse(row.metadata).schedule_id as string;
+    placed.set(scheduleId, (placed.get(scheduleId) ?? 0) + 1);
+  }
+  for (const id of ids) {
+    const runs = await runsOf(id);
+    expect({ id, runs: runs.map((r) => [r.run_at, r.status]), calls: placed.get(id) }).toEqual({ id, runs: [[new Date(fireAt).toISOString(), "dispatched"]], calls: 1 });
+  }
 }, 60_000);
