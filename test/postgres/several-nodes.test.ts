@@ -1,7 +1,8 @@
 // Three Parley processes on one PostgreSQL database, each running jobs, do each piece of work once:
 // every webhook event reaches each endpoint subscribed to it once, whichever process claims the
 // delivery, and an event whose change rolled back reaches none (the event, its deliveries and their
-// jobs commit with the change or not at all); schedules due at one moment place one call each.
+// jobs commit with the change or not at all); an endpoint's failures are counted by all of them
+// without losing one; schedules due at one moment place one call each.
 import { SQL } from "bun";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -86,6 +87,36 @@ test(`${EVENTS} events to ${ENDPOINTS.length} endpoints through three processes:
   expect(receiver.requests).toHaveLength(expected);
   expect(new Set(receiver.requests.map((r) => r.headers["webhook-id"]))).toEqual(new Set(published));
   expect(receiver.requests.some((r) => r.headers["webhook-id"] === rolledBack)).toBe(false);
+}, 60_000);
+
+test("an endpoint failing under three processes at once counts every failure (its circuit breaker opens on the true count)", async () => {
+  const api = new ApiClient(nodes[2].url);
+  const user = await registerUser(api, "failing");
+  const down = startReceiver(() => new Response("down", { status: 500 }));
+  const created = await api.post("/v1/webhooks", { url: down.url, events: ["payment.succeeded"] }, { token: user.token });
+  expect(created.status).toBe(201);
+  const endpointId = created.body.id as string;
+  // Another connection holds the endpoint's row (not its key, so deliveries may still be added for it)
+  // while every process claims a batch, sends it, and waits to count its failures on that row.
+  const locker = new SQL(url);
+  const held = await locker.reserve();
+  await held.unsafe("BEGIN");
+  await held.unsafe(`SELECT id FROM webhook_endpoints WHERE id = '${endpointId}' FOR NO KEY UPDATE`);
+  const { ctx } = env;
+  ctx.sqlite.transaction(() => {
+    for (let n = 0; n < 100; n++) publishWorkspaceEvent(ctx, { workspaceId: user.workspaceId, type: "payment.succeeded", data: { payment_id: `txn_down_${n}` } });
+  })();
+  await Bun.sleep(2_500);
+  await held.unsafe("ROLLBACK");
+  held.release();
+  await locker.close();
+  await Bun.sleep(1_500); // the waiting counts commit; later deliveries find the breaker open and wait
+
+  const attempts = (ctx.sqlite.prepare("SELECT count(*) AS n FROM webhook_attempts WHERE endpoint_id = ?").get(endpointId) as { n: number }).n;
+  const endpoint = (await api.get(`/v1/webhooks/${endpointId}`, { token: user.token })).body;
+  expect(attempts).toBeGreaterThan(32); // more than one process's batch (32 each) waited on the row at once
+  expect(endpoint.health).toMatchObject({ consecutive_failures: attempts, breaker: "open" });
+  down.stop();
 }, 60_000);
 
 // Fictional destination that is busy: the call ends at once.
