@@ -2,7 +2,8 @@
 // every webhook event reaches each endpoint subscribed to it once, whichever process claims the
 // delivery, and an event whose change rolled back reaches none (the event, its deliveries and their
 // jobs commit with the change or not at all); an endpoint's failures are counted by all of them
-// without losing one; schedules due at one moment place one call each.
+// without losing one; schedules due at one moment place one call each, and a cancel racing a run is
+// answered by what happened.
 import { SQL } from "bun";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -122,18 +123,31 @@ test("an endpoint failing under three processes at once counts every failure (it
 // Fictional destination that is busy: the call ends at once.
 const BUSY = "+14155550101";
 
-test("schedules due at one moment, one-off and cron, fire once each: one run and one call per fire time", async () => {
-  const api = new ApiClient(nodes[1].url);
-  const user = await registerUser(api, "scheduler");
+async function must(res: Promise<{ status: number; body: any; text: string }>) {
+  const r = await res;
+  if (r.status !== 200 && r.status !== 201) throw new Error(`${r.status} ${r.text}`);
+  return r.body;
+}
+
+/** A workspace whose agent has a number to call from. */
+async function callingWorkspace(api: ApiClient, label: string) {
+  const user = await registerUser(api, label);
   const as = { token: user.token };
-  const must = async (res: Promise<{ status: number; body: any; text: string }>) => {
-    const r = await res;
-    if (r.status !== 200 && r.status !== 201) throw new Error(`${r.status} ${r.text}`);
-    return r.body;
-  };
   const agent = await must(api.post("/v1/agents", { name: "Reminders", first_message: "Hi, this is your reminder." }, as));
   const number = await must(api.post("/v1/phone-numbers/buy", { area_code: "415" }, as));
   await must(api.post(`/v1/phone-numbers/${number.id}/assign`, { agent_id: agent.id }, as));
+  return { as, agent };
+}
+
+/** Calls placed for a schedule, from the table. */
+function callsOf(scheduleId: string): number {
+  return (env.ctx.sqlite.prepare("SELECT metadata FROM calls").all() as { metadata: string }[]).filter((row) => JSON.parse(row.metadata).schedule_id === scheduleId).length;
+}
+
+
+test("schedules due at one moment, one-off and cron, fire once each: one run and one call per fire time", async () => {
+  const api = new ApiClient(nodes[1].url);
+  const { as, agent } = await callingWorkspace(api, "scheduler");
 
   // A cron pattern firing at one second of each minute, 4 s from now; the one-offs at the same moment.
   const fireAt = Math.ceil((Date.now() + 4_000) / 1000) * 1000;
@@ -152,13 +166,44 @@ test("schedules due at one moment, one-off and cron, fire once each: one run and
   }
   await Bun.sleep(1_500); // a second run of any of them would show meanwhile (the runners poll every second)
 
-  const placed = new Map<string, number>();
-  for (const row of env.ctx.sqlite.prepare("SELECT metadata FROM calls").all() as { metadata: string }[]) {
-    const scheduleId = JSON.parse(row.metadata).schedule_id as string;
-    placed.set(scheduleId, (placed.get(scheduleId) ?? 0) + 1);
-  }
   for (const id of ids) {
     const runs = await runsOf(id);
-    expect({ id, runs: runs.map((r) => [r.run_at, r.status]), calls: placed.get(id) }).toEqual({ id, runs: [[new Date(fireAt).toISOString(), "dispatched"]], calls: 1 });
+    expect({ id, runs: runs.map((r) => [r.run_at, r.status]), calls: callsOf(id) }).toEqual({ id, runs: [[new Date(fireAt).toISOString(), "dispatched"]], calls: 1 });
   }
+}, 60_000);
+
+test("a cancel on one process while another runs the schedule: either no call and canceled, or the call and 409", async () => {
+  const { as, agent } = await callingWorkspace(new ApiClient(nodes[0].url), "canceler");
+  const fireAt = Math.ceil((Date.now() + 2_000) / 1000) * 1000;
+  const schedule = await must(new ApiClient(nodes[0].url).post("/v1/schedules", { agent_id: agent.id, to: BUSY, at: new Date(fireAt).toISOString() }, as));
+  // Another connection holds the schedule's row: the run that comes due waits on it, then the cancel does.
+  const locker = new SQL(url);
+  const held = await locker.reserve();
+  await held.unsafe("BEGIN");
+  await held.unsafe(`SELECT id FROM schedules WHERE id = '${schedule.id}' FOR NO KEY UPDATE`);
+  const waiting = async (count: number) => {
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline; await Bun.sleep(50)) {
+      const [row] = await held.unsafe("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+      if (row.n >= count) return;
+    }
+    throw new Error(`fewer than ${count} statements wait on the schedule`);
+  };
+  await waiting(1);
+  // The process running the schedule waits on the row with its event loop (statements are synchronous):
+  // the cancel goes to one that still answers.
+  const answers = async (node: ServerProcess) => fetch(`${node.url}/v1/health`, { signal: AbortSignal.timeout(500) }).then(() => true, () => false);
+  const free = (await Promise.all(nodes.map(async (node) => ((await answers(node)) ? node : null)))).filter((node) => node !== null);
+  expect(free).toHaveLength(2);
+  const cancel = new ApiClient(free[0]!.url).delete(`/v1/schedules/${schedule.id}`, as);
+  await waiting(2);
+  await held.unsafe("ROLLBACK");
+  held.release();
+  await locker.close();
+
+  const canceled = await cancel;
+  const after = await must(new ApiClient(free[1]!.url).get(`/v1/schedules/${schedule.id}`, as));
+  const outcome = { cancel: canceled.status, status: after.status, runs: after.runs.map((r: { status: string }) => r.status), calls: callsOf(schedule.id) };
+  // The run waited first, so it wins; either way the answer must match what happened.
+  expect(outcome).toEqual(canceled.status === 200 ? { cancel: 200, status: "canceled", runs: [], calls: 0 } : { cancel: 409, status: "dispatched", runs: ["dispatched"], calls: 1 });
+  expect(canceled.status).toBe(409);
 }, 60_000);
