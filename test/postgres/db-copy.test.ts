@@ -3,6 +3,7 @@
 // on PostgreSQL answers every GET list and object as it did on SQLite, and opens its sealed secrets
 // with the same instance key. Bad input is one line and leaves the target as it was.
 import { afterAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { sqliteModel } from "../../src/db/introspect.ts";
@@ -217,6 +218,27 @@ function sqliteCounts(dataDir: string): Record<string, number> {
   }
 }
 
+/** Every row of every table in both databases, as the same plain values (blobs as hex), in key order. */
+async function everyRow(dataDir: string, url: string): Promise<{ sqlite: Record<string, unknown[]>; postgres: Record<string, unknown[]> }> {
+  const db = new Database(join(dataDir, "parley.db"), { readonly: true });
+  const server = new SQL({ url, bigint: true, max: 1 });
+  const plain = (value: unknown) => (typeof value === "bigint" ? Number(value) : value instanceof Uint8Array ? Buffer.from(value).toString("hex") : value);
+  const rows = (list: Record<string, unknown>[]) => list.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, plain(v)])));
+  const result = { sqlite: {} as Record<string, unknown[]>, postgres: {} as Record<string, unknown[]> };
+  try {
+    for (const table of sqliteModel(db)) {
+      const order = (table.primaryKey.length ? table.primaryKey : table.columns.map((c) => c.name)).map((c) => `"${c}"`).join(", ");
+      const select = `SELECT ${table.columns.map((c) => `"${c.name}"`).join(", ")} FROM "${table.name}" ORDER BY ${order}`;
+      result.sqlite[table.name] = rows(db.prepare(select).all() as Record<string, unknown>[]);
+      result.postgres[table.name] = rows(Array.from(await server.unsafe(select)) as Record<string, unknown>[]);
+    }
+  } finally {
+    db.close();
+    await server.close();
+  }
+  return result;
+}
+
 interface Answer {
   status: number;
   type: string | null;
@@ -345,8 +367,10 @@ describe("db copy round trip", () => {
     for (const [table, n] of Object.entries(counts)) expect(copied.stderr).toContain(`db copy: ${table}: ${n} row${n === 1 ? "" : "s"}\n`);
     expect(copied.stderr).toContain("not copied: SQLite's knowledge search indexes (FTS5 words, vec0 vectors); on PostgreSQL the search works from knowledge_chunks");
     expect(copied.stderr).toContain(`recordings and other files stay in ${dataDir}, and so does instance.key`);
-    const pgCounts = Object.fromEntries(Object.keys(counts).map((table) => [table, Number(pg.sql(`SELECT count(*) FROM "${table}"`, databaseOf(url)))]));
-    expect(pgCounts).toEqual(counts);
+    // Every row of every table as it was, ids, sealed secrets and blobs included.
+    const both = await everyRow(dataDir, url);
+    expect(Object.fromEntries(Object.entries(both.postgres).map(([table, list]) => [table, list.length]))).toEqual(counts);
+    expect(both.postgres).toEqual(both.sqlite);
     // Serial keys continue after the copied ids.
     for (const [table, column] of [["call_events", "id"], ["campaign_contacts", "id"], ["knowledge_chunks", "rowid"], ["schedule_runs", "id"]]) {
       expect(pg.sql(`SELECT last_value = (SELECT max("${column}") FROM "${table}") FROM ${pg.sql(`SELECT pg_get_serial_sequence('"${table}"', '${column}')`, databaseOf(url))}`, databaseOf(url))).toBe("t");
