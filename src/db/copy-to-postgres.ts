@@ -73,7 +73,7 @@ function assertSameColumns(tables: TableModel[], target: SyncPostgres): void {
  * Rows of a table that references itself, parents first: a row waits until the row its key names has
  * gone before it (rows naming no row, or a missing one, go at once; the constraint then judges them).
  */
-function parentsFirst(table: TableModel, columns: string[], rows: unknown[][]): unknown[][] {
+export function parentsFirst(table: TableModel, columns: string[], rows: unknown[][]): unknown[][] {
   const selfKeys = table.foreignKeys.filter((fk) => fk.table === table.name);
   if (!selfKeys.length) return rows;
   const at = (names: string[]) => names.map((name) => columns.indexOf(name));

@@ -6,7 +6,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { sqliteModel } from "../../src/db/introspect.ts";
+import { foreignKeyOrder, parentsFirst } from "../../src/db/copy-to-postgres.ts";
+import { sqliteModel, type TableModel } from "../../src/db/introspect.ts";
 import { Database } from "../../src/db/native.ts";
 import { LIVE, waitForCall } from "../helpers/call-api.ts";
 import { startFakeOpenAI } from "../helpers/fake-openai.ts";
@@ -88,6 +89,31 @@ describe("db copy refuses bad input in one line and creates nothing in the targe
   }, 30_000);
 });
 
+describe("the order rows go in (PostgreSQL checks each foreign key at once)", () => {
+  const table = (name: string, references: [string, string, string][]): TableModel => ({
+    name,
+    columns: [{ name: "id", type: "text", notNull: true, default: null }, ...references.map(([column]) => ({ name: column, type: "text", notNull: false, default: null }))],
+    primaryKey: ["id"],
+    autoIncrement: false,
+    indexes: [],
+    foreignKeys: references.map(([column, parent, parentColumn]) => ({ columns: [column], table: parent, foreignColumns: [parentColumn], onDelete: "cascade", onUpdate: "no action" })),
+  });
+
+  test("a table after every table it references; a cycle between tables is refused by name", () => {
+    const tables = [table("calls", [["agent_id", "agents", "id"], ["workspace_id", "workspaces", "id"]]), table("agents", [["workspace_id", "workspaces", "id"]]), table("workspaces", [])];
+    expect(foreignKeyOrder(tables).map((t) => t.name)).toEqual(["workspaces", "agents", "calls"]);
+    expect(() => foreignKeyOrder([table("a", [["b_id", "b", "id"]]), table("b", [["a_id", "a", "id"]])])).toThrow("tables a → b → a reference each other in a cycle");
+  });
+
+  test("a table that references itself: each row after the row it names; rows naming each other are refused", () => {
+    const folders = table("folders", [["parent_id", "folders", "id"]]);
+    const rows = [["c", "b"], ["a", null], ["b", "a"], ["d", "gone"]];
+    expect(foreignKeyOrder([folders]).map((t) => t.name)).toEqual(["folders"]);
+    expect(parentsFirst(folders, ["id", "parent_id"], rows)).toEqual([["a", null], ["b", "a"], ["d", "gone"], ["c", "b"]]);
+    expect(() => parentsFirst(folders, ["id", "parent_id"], [["x", "y"], ["y", "x"]])).toThrow("rows of folders reference each other in a cycle");
+  });
+});
+
 // ——— the round trip ———
 
 // Real time (the fake Stripe checks a checkout's expiry against it), on a whole minute.
@@ -118,7 +144,7 @@ async function must(call: Call): Promise<any> {
 }
 
 /** Fills every table through the API; returns the credentials the walk uses. */
-async function populate(server: TestServer): Promise<{ owner: string; operator: string }> {
+async function populate(server: TestServer): Promise<{ owner: string; operator: string; email: string; password: string }> {
   const { api, ctx, clock } = server;
   const settle = async () => {
     for (let i = 0; i < 50; i++) {
@@ -205,7 +231,7 @@ async function populate(server: TestServer): Promise<{ owner: string; operator: 
 
   // Fresh sessions for the walk (access tokens last 15 minutes on the clock the walk stands at).
   const login = async (email: string, password: string) => (await must(api.post("/v1/auth/login", { email, password }))).access_token as string;
-  return { owner: await login(owner.email, owner.password), operator: await login(operator.email, operator.password) };
+  return { owner: await login(owner.email, owner.password), operator: await login(operator.email, operator.password), email: owner.email, password: owner.password };
 }
 
 /** Rows per table (those db copy copies: SQLite's search indexes aside). */
@@ -345,7 +371,7 @@ describe("db copy round trip", () => {
     mkdirSync(dataDir);
     const sqlite = { ...SETTINGS, databaseUrl: "" }; // this instance is the SQLite one, whatever the run's database
     const source = await startTestServer({ dataDir, settings: sqlite, startAt: T0 });
-    let tokens: { owner: string; operator: string };
+    let tokens: Awaited<ReturnType<typeof populate>>;
     let walkAt = 0;
     try {
       tokens = await populate(source);
@@ -416,5 +442,16 @@ describe("db copy round trip", () => {
       return checks;
     };
     expect(healthBeside(onPostgres.answers)).toEqual(healthBeside(onSqlite.answers));
+
+    // As the README says to: parley serve with the same data dir and --database-url; the owner signs in with their password.
+    const served = await spawnServer(FROM_SOURCE, ["--data-dir", dataDir, "--database-url", url]);
+    try {
+      const login = await fetch(`${served.url}/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: tokens.email, password: tokens.password }) });
+      expect(login.status).toBe(200);
+      const token = ((await login.json()) as { access_token: string }).access_token;
+      expect((await answer(served.url, "/v1/agents?limit=100", token)).body).toEqual(onSqlite.answers.get("0 /v1/agents?limit=100")!.body);
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
   }, 180_000);
 });
