@@ -106,7 +106,7 @@ function copyTable(source: Sqlite, target: SyncPostgres, table: TableModel, prog
   const columns = table.columns.map((c) => c.name);
   const total = (source.prepare(`SELECT count(*) AS n FROM ${q(table.name)}`).get() as { n: number }).n;
   // Primary-key order keeps the copy deterministic; a table without one goes in SQLite's rowid order.
-  const order = (table.primaryKey.length ? table.primaryKey : ["rowid"]).map((c) => (c === "rowid" && !columns.includes("rowid") ? "rowid" : q(c))).join(", ");
+  const order = table.primaryKey.length ? table.primaryKey.map(q).join(", ") : "rowid";
   const select = source.prepare(`SELECT ${columns.map(q).join(", ")} FROM ${q(table.name)} ORDER BY ${order}`).raw(true);
   const rows: Iterable<unknown[]> = table.foreignKeys.some((fk) => fk.table === table.name) ? parentsFirst(table, columns, select.all() as unknown[][]) : (select.iterate() as IterableIterator<unknown[]>);
   const perBatch = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(MAX_PARAMS / columns.length)));
