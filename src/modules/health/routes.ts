@@ -64,7 +64,7 @@ function checkDatabase(ctx: AppContext): { status: "ok" | "failing"; detail?: st
 
 function checkVectorSearch(ctx: AppContext, database: { status: "ok" | "failing"; detail?: string }): { status: "ok" | "failing"; detail?: string } {
   // PostgreSQL carries no vector extension here: the vector stage runs in this process on embeddings it reads from the database.
-  if (ctx.dialect === "postgres") return database.status === "ok" ? { status: "ok", detail: "in the Parley process, from PostgreSQL" } : database;
+  if (ctx.dialect === "postgres") return database.status === "ok" ? { status: "ok", detail: "in the Parley process, from PostgreSQL" } : { status: "failing", detail: database.detail };
   try {
     const row = ctx.sqlite.prepare("SELECT vec_version() AS version").get() as { version: string };
     return { status: "ok", detail: `sqlite-vec ${row.version}` };
