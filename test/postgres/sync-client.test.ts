@@ -79,6 +79,7 @@ describe("SQLite's statements in PostgreSQL's words", () => {
     ["SELECT json_extract(meta, '$.a.b'), cast(x AS INTEGER) FROM t", "SELECT jsonb_extract_path((meta)::jsonb, 'a', 'b'), cast(x as bigint) FROM t"],
     ["UPDATE j SET e = json_insert(e, '$[#]', json(?))", "UPDATE j SET e = ((e)::jsonb || jsonb_build_array(($1)::jsonb))::text"],
     ["SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch') FROM t -- a ? in a comment\nWHERE b = ?", "SELECT to_char(to_timestamp(at / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD') FROM t -- a ? in a comment\nWHERE b = $1"],
+    ['insert into "k" ("s", "v") values (?, ?) on conflict ("k"."s", "k"."v") do update set "v" = ?', 'insert into "k" ("s", "v") values ($1, $2) on conflict ("s", "v") do update set "v" = $3'],
   ])("%s", (sqlite, postgres) => expect(translate(sqlite)).toBe(postgres));
 
   test("a construct without a translation is refused, not passed on wrongly", () => {

@@ -33,7 +33,7 @@ export function healthRoutes(ctx: HttpContext) {
     ({ set }) => {
       const database = checkDatabase(ctx);
       const migrations = { status: "ok" as const, detail: `${ctx.migrations.total} applied` };
-      const vectorSearch = checkVectorSearch(ctx);
+      const vectorSearch = checkVectorSearch(ctx, database);
       const jobRunner = ctx.jobs.isRunning ? { status: "ok" as const } : { status: "failing" as const, detail: "the job runner is not running" };
       const healthy = database.status === "ok" && vectorSearch.status === "ok" && jobRunner.status === "ok";
       if (!healthy) set.status = 503;
@@ -62,7 +62,9 @@ function checkDatabase(ctx: AppContext): { status: "ok" | "failing"; detail?: st
   }
 }
 
-function checkVectorSearch(ctx: AppContext): { status: "ok" | "failing"; detail?: string } {
+function checkVectorSearch(ctx: AppContext, database: { status: "ok" | "failing"; detail?: string }): { status: "ok" | "failing"; detail?: string } {
+  // PostgreSQL carries no vector extension here: the vector stage runs in this process on embeddings it reads from the database.
+  if (ctx.dialect === "postgres") return database.status === "ok" ? { status: "ok", detail: "in the Parley process, from PostgreSQL" } : { status: "failing", detail: database.detail };
   try {
     const row = ctx.sqlite.prepare("SELECT vec_version() AS version").get() as { version: string };
     return { status: "ok", detail: `sqlite-vec ${row.version}` };
