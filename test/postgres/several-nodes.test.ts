@@ -191,7 +191,7 @@ test("a cancel on one process while another runs the schedule: either no call an
   await waiting(1);
   // The process running the schedule waits on the row with its event loop (statements are synchronous):
   // the cancel goes to one that still answers.
-  const answers = async (node: ServerProcess) => fetch(`${node.url}/v1/health`, { signal: AbortSignal.timeout(500) }).then(() => true, () => false);
+  const answers = async (node: ServerProcess) => fetch(`${node.url}/v1/health`, { signal: AbortSignal.timeout(2_000) }).then(() => true, () => false);
   const free = (await Promise.all(nodes.map(async (node) => ((await answers(node)) ? node : null)))).filter((node) => node !== null);
   expect(free).toHaveLength(2);
   const cancel = new ApiClient(free[0]!.url).delete(`/v1/schedules/${schedule.id}`, as);
