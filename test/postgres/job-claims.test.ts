@@ -54,8 +54,8 @@ test(`${WORKERS} processes claim ${JOBS} jobs from one database: each job runs e
   expect(twice).toEqual([]);
   expect(runs.size).toBe(JOBS);
   expect([...runs.keys()].sort()).toEqual([...ids].sort());
-  // They really competed: each took some (how many varies with the machine's load).
-  for (const share of ran) expect(share.length).toBeGreaterThan(0);
+  // They really competed (how many each took varies with the machine's load).
+  expect(ran.filter((share) => share.length > 0).length).toBeGreaterThanOrEqual(2);
   // One claim each, so one attempt each, and all finished.
   const rows = ctx.db.select({ state: jobs.state, attempt: jobs.attempt }).from(jobs).where(eq(jobs.type, "t.claim")).all();
   expect(rows.filter((row) => row.state !== "completed" || row.attempt !== 1)).toEqual([]);
