@@ -17,6 +17,9 @@ const REFUSALS: Record<Refusal, { detail: string; retryAfterSeconds: number }> =
   busy: { detail: "the database is busy: another process holds its write lock; try again in a moment", retryAfterSeconds: 1 },
   full: { detail: "the server cannot write: its disk is full (the operator has been told in its log)", retryAfterSeconds: 60 },
   io: { detail: "the server could not write to its disk (the operator has been told in its log)", retryAfterSeconds: 10 },
+  // A PostgreSQL restart or failover takes seconds; Parley reconnects by itself (every second), so a
+  // client back in 5 s finds it up in the common case without a stampede of retries meanwhile.
+  unavailable: { detail: "the database server cannot be reached just now (restarting, or the network to it is down); try again shortly", retryAfterSeconds: 5 },
 };
 
 /** The one error handler: every failure leaves as RFC 9457 problem+json, never with a stack trace. */
@@ -69,7 +72,12 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex, metrics: Http
     const problem = problemBody(problemCode, detail, meta.id, errors, members);
     meta.status = problem.status;
     const text = JSON.stringify(problem);
-    settleIdempotency(ctx, meta, problem.status, text, "application/problem+json");
+    try {
+      settleIdempotency(ctx, meta, problem.status, text, "application/problem+json");
+    } catch (settling) {
+      // The database refusing this too must not cost the answer; the key's claim is taken over once abandoned.
+      if (!databaseRefusal(settling)) throw settling;
+    }
     auditRequest(ctx, routes, request, route, problem.status);
     metrics.record(request, route, problem.status);
     headers["content-type"] = "application/problem+json";
