@@ -62,7 +62,7 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex, metrics: Http
       detail = REFUSALS[refusal].detail;
       headers["retry-after"] = String(REFUSALS[refusal].retryAfterSeconds);
       countRefusal(ctx.metrics, "http", error);
-      ctx.logger[refusal === "busy" ? "warn" : "error"]("the database refused a request's write", { request_id: meta.id, method: request.method, path: loggableTarget(route, request.url), error });
+      ctx.logger[refusal === "busy" ? "warn" : "error"](refusal === "unavailable" ? "the database server could not be reached for a request" : "the database refused a request's write", { request_id: meta.id, method: request.method, path: loggableTarget(route, request.url), error });
     } else {
       problemCode = "internal_error";
       detail = `an unexpected error occurred; quote request id ${meta.id} when reporting it`;

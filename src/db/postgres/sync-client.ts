@@ -57,10 +57,12 @@ function resendable(text: string): boolean {
 
 export class PostgresStatement {
   readonly reader: boolean;
+  private readonly resend: boolean;
   private arrays = false;
   private plucked = false;
   constructor(private db: SyncPostgres, readonly source: string, readonly text: string) {
     this.reader = READER.test(text);
+    this.resend = resendable(text);
   }
 
   raw(toggle = true): this {
@@ -74,13 +76,13 @@ export class PostgresStatement {
   }
 
   run(...params: Params): { changes: number; lastInsertRowid: number } {
-    const reply = this.db.query(this.text, bindable(params), "count");
+    const reply = this.db.query(this.text, bindable(params), "count", this.resend);
     return { changes: reply.count ?? 0, lastInsertRowid: 0 };
   }
 
   all(...params: Params): unknown[] {
     const arrays = this.arrays || this.plucked;
-    const rows = buffers(this.db.query(this.text, bindable(params), arrays ? "arrays" : "objects").rows ?? [], arrays);
+    const rows = buffers(this.db.query(this.text, bindable(params), arrays ? "arrays" : "objects", this.resend).rows ?? [], arrays);
     return this.plucked ? (rows as unknown[][]).map((row) => row[0]) : rows;
   }
 
@@ -140,18 +142,19 @@ export class SyncPostgres {
 
   /** Statements without parameters, several allowed (the simple query protocol). */
   exec(source: string): this {
-    this.statement(translate(source), [], "count", true, source);
+    const text = translate(source);
+    this.statement(text, [], "count", true, resendable(text), source);
     return this;
   }
 
-  query(text: string, params: Params, mode: ResultMode): Extract<Reply, { ok: true }> {
-    return this.statement(text, params, mode, false, text);
+  query(text: string, params: Params, mode: ResultMode, resend = resendable(text)): Extract<Reply, { ok: true }> {
+    return this.statement(text, params, mode, false, resend, text);
   }
 
   /** Outside a transaction a read may be sent again; inside one, every statement is tied to the connection it began on. */
-  private statement(text: string, params: Params, mode: ResultMode, simple: boolean, source: string): Extract<Reply, { ok: true }> {
+  private statement(text: string, params: Params, mode: ResultMode, simple: boolean, resend: boolean, source: string): Extract<Reply, { ok: true }> {
     const outside = this.depth === 0;
-    return this.send({ type: "query", id: 0, text, params, mode, simple, retry: outside && resendable(text), connection: outside ? 0 : this.pinned }, source);
+    return this.send({ type: "query", id: 0, text, params, mode, simple, retry: outside && resend, connection: outside ? 0 : this.pinned }, source);
   }
 
   /** better-sqlite3's transaction(): a function that runs `fn` in BEGIN … COMMIT (a savepoint when nested). */
