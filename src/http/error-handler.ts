@@ -24,6 +24,7 @@ const REFUSALS: Record<Refusal, { detail: string; retryAfterSeconds: number }> =
 
 /** The one error handler: every failure leaves as RFC 9457 problem+json, never with a stack trace. */
 export function errorHandler(ctx: HttpContext, routes: RouteIndex, metrics: HttpMetrics) {
+  let outage: number | undefined; // since when the database server is unreachable, as last logged
   return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error: thrown, request, route, body }) => {
     // Elysia wraps whatever the body parser throws; our own errors (413, 415) come out whole.
     const error = code === "PARSE" && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown;
@@ -62,7 +63,13 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex, metrics: Http
       detail = REFUSALS[refusal].detail;
       headers["retry-after"] = String(REFUSALS[refusal].retryAfterSeconds);
       countRefusal(ctx.metrics, "http", error);
-      ctx.logger[refusal === "busy" ? "warn" : "error"](refusal === "unavailable" ? "the database server could not be reached for a request" : "the database refused a request's write", { request_id: meta.id, method: request.method, path: loggableTarget(route, request.url), error });
+      const where = { request_id: meta.id, method: request.method, path: loggableTarget(route, request.url), error };
+      if (refusal !== "unavailable") ctx.logger[refusal === "busy" ? "warn" : "error"]("the database refused a request's write", where);
+      else if ((error as { since?: number }).since !== outage) {
+        // Once per outage (each request is counted in parley_db_refusals_total): not a line per request while it lasts.
+        outage = (error as { since?: number }).since;
+        ctx.logger.error("the database server cannot be reached: requests that need it answer 503 until it is back", where);
+      }
     } else {
       problemCode = "internal_error";
       detail = `an unexpected error occurred; quote request id ${meta.id} when reporting it`;

@@ -132,6 +132,8 @@ describe("the PostgreSQL server stopped and started under steady traffic", () =>
     await until("the held audit rows", async () => (Number(pg.sql("SELECT count(*) FROM audit_log WHERE method = 'POST' AND path = '/v1/agents' AND status = 201", database)) === ok.length + 1 ? true : undefined));
 
     const log = server.stderr();
+    // One line for the outage, not one per refused request.
+    expect(log.split("\n").filter((line) => line.includes("ERROR") && line.includes("the database server cannot be reached"))).toHaveLength(1);
     expect(log).not.toContain("s3cret-word");
     expect(server.child.exitCode).toBeNull(); // it never crashed
     console.log(`outage: ${ok.length} writes answered 201, ${refused.length} answered 503, ${reads.length} reads; recovered ${recoveredMs} ms after the server was back`);
