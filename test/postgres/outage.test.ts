@@ -6,7 +6,8 @@
 // its own, so traffic goes on while the test stops and starts the server and kills backends.
 import { SQL } from "bun";
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseUnavailableError } from "../../src/db/postgres/errors.ts";
@@ -224,5 +225,33 @@ describe("what is sent again after a lost connection, and what is not", () => {
     expect(errors[0]).toBeInstanceOf(DatabaseUnavailableError);
     expect(db.health().state).toBe("up");
     expect(db.prepare("SELECT count(*) AS n FROM marks").get()).toEqual({ n: 0 });
+  }, 30_000);
+
+  test("a server that stops answering (frozen, as behind a cut network): one statement waits out its bound, the next fail at once, and it recovers when the server answers", async () => {
+    const { pg } = probe();
+    // statement_timeout 0.5 s and connect_timeout 1 s: a statement gets no answer after 0.5 + 1 + 5 s.
+    const { db } = openPostgres(`postgres://parley@127.0.0.1:${pg.port}/outage_resend?sslmode=disable&connect_timeout=1`, { statementTimeoutMs: 500 });
+    cleanup.push(() => db.close());
+    expect(db.prepare("SELECT 1 AS n").get()).toEqual({ n: 1 });
+    const postmaster = readFileSync(join(pg.dataDir, "postmaster.pid"), "utf8").split("\n")[0];
+    const frozen = [postmaster, ...execFileSync("ps", ["-o", "pid=", "--ppid", postmaster], { encoding: "utf8" }).split("\n").map((pid) => pid.trim()).filter(Boolean)];
+    execFileSync("kill", ["-STOP", ...frozen]);
+    try {
+      let started = Date.now();
+      expect(() => db.prepare("SELECT 2 AS n").get()).toThrow(/no answer within 6500 ms/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(6_400);
+      // Meanwhile the thread connects again in the background (each attempt 1 s), and nothing waits on it.
+      for (let i = 0; i < 5; i++) {
+        started = Date.now();
+        expect(() => db.prepare("SELECT 3 AS n").get()).toThrow(DatabaseUnavailableError);
+        expect(Date.now() - started).toBeLessThan(1_000);
+        await Bun.sleep(300);
+      }
+      expect(db.health()).toMatchObject({ state: "down", reason: expect.stringMatching(/no answer|no connection to 127\.0\.0\.1:\d+ within 1 s/) });
+    } finally {
+      execFileSync("kill", ["-CONT", ...frozen]);
+    }
+    await until("the thread's new connection", async () => (db.health().state === "up" ? true : undefined));
+    expect(db.prepare("SELECT 4 AS n").get()).toEqual({ n: 4 });
   }, 30_000);
 });
