@@ -47,11 +47,12 @@ function buffers(rows: unknown[], arrays: boolean): unknown[] {
 const READER = /^\s*(select|with|values|show|explain|table)\b|\breturning\b/i;
 
 /**
- * Statements that may be sent again on a new connection when theirs broke under them: they change
+ * Statements that may be sent again on a new connection when theirs broke under them: one that changes
  * nothing (a WITH may hold a write), or BEGIN. Only outside a transaction, whose earlier statements died
  * with the connection.
  */
 function resendable(text: string): boolean {
+  if (/;\s*\S/.test(text)) return false; // several statements (exec): a later one may write
   return /^\s*(select|values|show|table|begin)\b/i.test(text) || (/^\s*with\b/i.test(text) && !/\b(insert|update|delete|merge)\b/i.test(text));
 }
 
