@@ -166,12 +166,15 @@ async function run(request: Request): Promise<Reply> {
   if (!connection && attempt) await attempt;
   if (!connection) throw unavailable();
   const sentAt = Date.now();
+  const first = generation;
   try {
     return await execute(request, connection);
   } catch (error) {
-    if (!wireError(error).lost || !request.retry || Date.now() - sentAt > RETRY_WITHIN_MS) throw error;
+    // `on`: which connection failed, so that a loss reported late does not drop its replacement.
+    if (!wireError(error).lost || !request.retry || Date.now() - sentAt > RETRY_WITHIN_MS) throw Object.assign(error as object, { on: first });
     if (!(await lose()) || !connection) throw error;
-    return await execute(request, connection); // once: a second loss is reported
+    const second = generation;
+    return await execute(request, connection).catch((again) => Promise.reject(Object.assign(again as object, { on: second }))); // once: a second loss is reported
   }
 }
 
@@ -217,8 +220,8 @@ port.on("message", (request: Request) => {
       // Said here: no connection (one is on its way), or a transaction's that is gone (the new one is sound).
       if ((error as { said?: boolean }).said) return answer({ id: request.id, ok: false, error: wire });
       wire.message = lostReason(error);
-      // Reconnect in the background, unless that is under way already (no connection held).
-      if (connection) void lose();
+      // Reconnect in the background, unless that is under way already or done (the connection held is another).
+      if (connection && (error as { on?: number }).on === generation) void lose();
     }
     answer({ id: request.id, ok: false, error: wire });
   });

@@ -232,7 +232,9 @@ export class SyncPostgres {
       if (message) return this.settle(message, statement);
       const left = deadline - Date.now();
       if (left <= 0) {
-        this.port.postMessage({ type: "reset", id: 0 } satisfies Request); // a connection that hangs is not to be trusted
+        // A connection that hangs is not to be trusted: the thread replaces it; until then nothing is sent.
+        Atomics.store(this.signal, CONNECTED, 0);
+        this.port.postMessage({ type: "reset", id: 0 } satisfies Request);
         return this.settle({ id, ok: false, error: { message: `no answer within ${this.waitMs} ms`, code: "ERR_POSTGRES_CONNECTION_TIMEOUT", lost: true } }, statement);
       }
       Atomics.wait(this.signal, REPLIES, seen, left);
