@@ -6,8 +6,7 @@
 // its own, so traffic goes on while the test stops and starts the server and kills backends.
 import { SQL } from "bun";
 import { afterAll, describe, expect, test } from "bun:test";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseUnavailableError } from "../../src/db/postgres/errors.ts";
@@ -39,6 +38,19 @@ async function parleyOn(url: string): Promise<{ server: ServerProcess; api: ApiC
   const api = new ApiClient(server.url);
   const user = await registerUser(api, "outage");
   return { server, api, key: (await createKey(api, user.token, "write")).secret };
+}
+
+/** The postmaster and its children (backends, background workers), from /proc. */
+function serverProcesses(pg: PostgresServer): number[] {
+  const postmaster = Number(readFileSync(join(pg.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  const parentOf = (pid: string) => {
+    try {
+      return Number(readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
+    } catch {
+      return 0; // gone meanwhile
+    }
+  };
+  return [postmaster, ...readdirSync("/proc").filter((name) => /^\d+$/.test(name) && parentOf(name) === postmaster).map(Number)];
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
@@ -233,9 +245,8 @@ describe("what is sent again after a lost connection, and what is not", () => {
     const { db } = openPostgres(`postgres://parley@127.0.0.1:${pg.port}/outage_resend?sslmode=disable&connect_timeout=1`, { statementTimeoutMs: 500 });
     cleanup.push(() => db.close());
     expect(db.prepare("SELECT 1 AS n").get()).toEqual({ n: 1 });
-    const postmaster = readFileSync(join(pg.dataDir, "postmaster.pid"), "utf8").split("\n")[0];
-    const frozen = [postmaster, ...execFileSync("ps", ["-o", "pid=", "--ppid", postmaster], { encoding: "utf8" }).split("\n").map((pid) => pid.trim()).filter(Boolean)];
-    execFileSync("kill", ["-STOP", ...frozen]);
+    const frozen = serverProcesses(pg);
+    for (const pid of frozen) process.kill(pid, "SIGSTOP");
     try {
       let started = Date.now();
       expect(() => db.prepare("SELECT 2 AS n").get()).toThrow(/no answer within 6500 ms/);
@@ -249,7 +260,7 @@ describe("what is sent again after a lost connection, and what is not", () => {
       }
       expect(db.health()).toMatchObject({ state: "down", reason: expect.stringMatching(/no answer|no connection to 127\.0\.0\.1:\d+ within 1 s/) });
     } finally {
-      execFileSync("kill", ["-CONT", ...frozen]);
+      for (const pid of frozen) process.kill(pid, "SIGCONT");
     }
     await until("the thread's new connection", async () => (db.health().state === "up" ? true : undefined));
     expect(db.prepare("SELECT 4 AS n").get()).toEqual({ n: 4 });
