@@ -119,7 +119,7 @@ describe("problem+json for each error class", () => {
     }
   });
 
-  // SQLite's write lock; PostgreSQL's counterpart (the server going away) is in test/postgres/.
+  // SQLite's write lock; PostgreSQL's counterpart, its server away, is test/postgres/outage.test.ts.
   sqliteOnly("503 with Retry-After for a write the database cannot take (another process holds its write lock); reads go on", async () => {
     const server = await startTestServer();
     try {
