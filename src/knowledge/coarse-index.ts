@@ -1,5 +1,12 @@
 import type { AppContext } from "../core/context.ts";
 
+/** A vector's 1-bit code as sqlite-vec's `vec_quantize_binary` makes it: bit i (LSB first) is set when dimension i is positive. */
+export function binaryCode(vector: Float32Array): Uint8Array {
+  const code = new Uint8Array(Math.ceil(vector.length / 8));
+  for (let i = 0; i < vector.length; i++) if (vector[i] > 0) code[i >> 3] |= 1 << (i & 7);
+  return code;
+}
+
 /**
  * A first pass for large knowledge bases: each chunk's 1-bit code (the sign of every dimension, as
  * sqlite-vec's `vec_quantize_binary` stores them) held in memory, scored asymmetrically against the
@@ -18,6 +25,11 @@ export class BinaryCodeIndex {
   /** Reads the codes of one base from its binary vec0 partition. */
   static load(ctx: AppContext, table: string, knowledgeBaseId: string, dimension: number, version: number): BinaryCodeIndex {
     const rows = ctx.sqlite.prepare(`SELECT rowid, embedding FROM ${table} WHERE knowledge_base_id = ?`).raw().all(knowledgeBaseId) as [number, Uint8Array][];
+    return BinaryCodeIndex.fromRows(rows, dimension, version);
+  }
+
+  /** From [rowid, code] rows, wherever they were kept. */
+  static fromRows(rows: [number, Uint8Array][], dimension: number, version: number): BinaryCodeIndex {
     const bytes = dimension / 8;
     const rowids = new Int32Array(rows.length);
     const codes = new Uint8Array(rows.length * bytes);
@@ -30,6 +42,11 @@ export class BinaryCodeIndex {
 
   get size(): number {
     return this.rowids.length;
+  }
+
+  /** Memory held, for caches with a budget. */
+  get bytes(): number {
+    return this.rowids.byteLength + this.codes.byteLength;
   }
 
   /** Rowids of the `count` chunks whose codes score highest against the query. */

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { startFakeOpenAI } from "../helpers/fake-openai.ts";
 import { registerUser, serverWithUser } from "../helpers/fixtures.ts";
 import { buildPdf } from "../helpers/pdf.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { ON_POSTGRES, startTestServer, type TestServer, testDatabase } from "../helpers/server.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
 
@@ -32,6 +32,14 @@ async function upload(kbId: string, name: string, bytes: Uint8Array | string, ty
   form.append("file", new File([bytes], name, { type }));
   const response = await fetch(`${s.server.url}/v1/knowledge-base/${kbId}/sources`, { method: "POST", headers: { authorization: `Bearer ${token()}` }, body: form });
   return { status: response.status, body: (await response.json()) as any };
+}
+
+/** A base's vectors of one dimension left in the search engine's own tables: sqlite-vec's, or PostgreSQL's search rows (codes of dimension/8 bytes). */
+function storedVectors(kbId: string, dimension: number): number {
+  const sql = ON_POSTGRES
+    ? `SELECT count(*) AS n FROM knowledge_pg_search WHERE knowledge_base_id = ? AND octet_length(code) = ${dimension / 8}`
+    : `SELECT count(*) AS n FROM knowledge_vectors_${dimension} WHERE knowledge_base_id = ?`;
+  return (s.server.ctx.sqlite.prepare(sql).get(kbId) as { n: number }).n;
 }
 
 const query = (kbId: string, q: string, extra: Record<string, unknown> = {}) => api().post(`/v1/knowledge-base/${kbId}/query`, { query: q, ...extra }, { token: token() });
@@ -135,8 +143,7 @@ describe("knowledge base sources", () => {
     expect([...seen]).toEqual([total]);
     expect((await api().delete(`/v1/knowledge-base/${kb}/sources/${added.body.id}`, { token: token() })).status).toBe(204);
     expect(chunkCount()).toBe(0);
-    const vectors = s.server.ctx.sqlite.prepare("SELECT count(*) AS n FROM knowledge_vectors_384 WHERE knowledge_base_id = ?").get(kb) as { n: number };
-    expect(vectors.n).toBe(0);
+    expect(storedVectors(kb, 384)).toBe(0);
     expect((await query(kb, "zebra code")).body.data).toEqual([]);
   });
 
@@ -155,8 +162,7 @@ describe("knowledge base sources", () => {
     const embeddingCalls = fake.requests.filter((r) => r.path === "/v1/embeddings").length;
     await settled(kb, added.body.id);
     // Rebuilt by the new embedder alone: nothing left in the old vector space, no more remote calls.
-    const old = s.server.ctx.sqlite.prepare("SELECT count(*) AS n FROM knowledge_vectors_64 WHERE knowledge_base_id = ?").get(kb) as { n: number };
-    expect(old.n).toBe(0);
+    expect(storedVectors(kb, 64)).toBe(0);
     expect((await api().get(`/v1/knowledge-base/${kb}`, { token: token() })).body.embedder.dimension).toBe(384);
     expect((await query(kb, "are dogs welcome", { top_k: 1 })).body.data[0].source_id).toBe(added.body.id);
     expect(fake.requests.filter((r) => r.path === "/v1/embeddings").length).toBe(embeddingCalls);
@@ -230,7 +236,8 @@ describe("URL sources when private targets are not allowed (the default)", () =>
     // Stored while private URLs were allowed; the operator then turns them off and the source is reindexed.
     const site = startReceiver(() => new Response("<html><title>FAQ</title><body><p>Parking is free for all visitors.</p></body></html>", { headers: { "content-type": "text/html" } }));
     const dataDir = dataDirs();
-    const open = await startTestServer({ settings: { dataDir } });
+    const database = testDatabase(); // the restart below opens the same one
+    const open = await startTestServer({ settings: { dataDir, ...database } });
     const owner = await registerUser(open.api);
     const kb = (await open.api.post("/v1/knowledge-base", { name: "Intranet" }, { token: owner.token })).body.id;
     const added = await open.api.post(`/v1/knowledge-base/${kb}/sources`, { type: "url", url: `${site.url.replace("/hook", "")}/faq` }, { token: owner.token });
@@ -239,14 +246,16 @@ describe("URL sources when private targets are not allowed (the default)", () =>
     expect((await settledOn(open, sourcePath, owner.token)).status).toBe("ready");
     await open.stop();
 
-    const strict = await startTestServer({ settings: { dataDir, allowPrivateUrls: "false" } });
+    const strict = await startTestServer({ settings: { dataDir, ...database, allowPrivateUrls: "false" } });
     try {
       const login = await strict.api.post("/v1/auth/login", { email: owner.email, password: owner.password });
       expect((await strict.api.post(`${sourcePath}/reindex`, undefined, { token: login.body.access_token })).status).toBe(202);
       const failed = await settledOn(strict, sourcePath, login.body.access_token);
       expect(failed).toMatchObject({ status: "failed" });
       expect(failed.error).toMatch(/^refused: must use https/);
-      const jobs = strict.ctx.sqlite.prepare("SELECT state, attempt FROM jobs WHERE type = 'knowledge.index' AND payload ->> 'source_id' = ? ORDER BY created_at").all(added.body.id);
+      const jobs = (strict.ctx.sqlite.prepare("SELECT state, attempt, payload FROM jobs WHERE type = 'knowledge.index' ORDER BY created_at").all() as { state: string; attempt: number; payload: string }[])
+        .filter((job) => JSON.parse(job.payload).source_id === added.body.id)
+        .map(({ state, attempt }) => ({ state, attempt }));
       expect(jobs.at(-1)).toEqual({ state: "discarded", attempt: 1 });
       expect(site.requests).toHaveLength(1); // only the fetch made while private URLs were allowed
     } finally {
