@@ -3,6 +3,7 @@
 // within 0.02, whichever database PARLEY_TEST_DATABASE names for the other files.
 import { afterAll, describe, expect, test } from "bun:test";
 import { freshDatabase } from "../helpers/postgres.ts";
+import { searchKnowledge } from "../../src/knowledge/search.ts";
 import { createTestContext } from "../helpers/server.ts";
 import { agreement, emptyBase, retrievalBase, retrievalRecall, seeded, unitVector, vectorRecall } from "./evaluation.ts";
 
@@ -47,4 +48,15 @@ describe("the knowledge-base evaluation on SQLite and PostgreSQL", () => {
     expect(recall.sqlite.twoStage).toBeGreaterThan(0.5);
     expect(Math.abs(recall.postgres.twoStage - recall.sqlite.twoStage)).toBeLessThanOrEqual(0.02);
   }, 120_000);
+
+  test("any words a caller types reach the keyword stage as words, never as query syntax", async () => {
+    for (const { ctx } of Object.values(contexts)) {
+      const base = await retrievalBase(ctx, 0);
+      for (const question of ["x² ½ Ⅻ", "日本語のテキスト", "ǅemal ﬁle über straße", "a1b2 3d 1e5 0x1f", `don't "stop" OR parking* AND NOT -x | y & !z :*`, "!"]) {
+        await searchKnowledge(ctx, base.workspaceId, [base.knowledgeBaseId], question, { topK: 3, mode: "keyword" });
+      }
+      const [hit] = await searchKnowledge(ctx, base.workspaceId, [base.knowledgeBaseId], "garage | entrance & parking", { topK: 1, mode: "keyword" });
+      expect(hit.text).toContain("garage entrance");
+    }
+  });
 });
