@@ -126,4 +126,26 @@ export const postgresSearchStore: SearchStore = {
       .all(rowidArray(rowids), workspaceId) as (Omit<ChunkRow, "distance"> & { embedding: Uint8Array | null })[];
     return rows.map(({ embedding, ...row }) => ({ ...row, distance: embedding ? cosineDistance(query, vectorOf(embedding, query.length)) : 1 }));
   },
+
+  indexCopiedChunks(ctx) {
+    const unindexed = ctx.sqlite.prepare(
+      `SELECT c.rowid, c.knowledge_base_id, c.heading, c.text, c.embedding FROM knowledge_chunks c LEFT JOIN knowledge_pg_search w ON w.rowid = c.rowid
+       WHERE w.rowid IS NULL AND c.embedding IS NOT NULL ORDER BY c.rowid LIMIT 500`,
+    );
+    const insert = ctx.sqlite.prepare("INSERT INTO knowledge_pg_search (rowid, knowledge_base_id, words, length, code) VALUES (?, ?, to_tsvector('parley_search', ?), ?, ?)");
+    let done = 0;
+    for (;;) {
+      const rows = unindexed.all() as { rowid: number; knowledge_base_id: string; heading: string | null; text: string; embedding: Uint8Array }[];
+      if (rows.length === 0) return done;
+      ctx.sqlite.transaction(() => {
+        for (const row of rows) {
+          const words = indexedText(row);
+          insert.run(row.rowid, row.knowledge_base_id, words, tokenCount(words), binaryCode(vectorOf(row.embedding, row.embedding.byteLength / 4)));
+        }
+        // Searches that loaded these bases before reload them.
+        for (const kb of new Set(rows.map((r) => r.knowledge_base_id))) ctx.sqlite.prepare("UPDATE knowledge_bases SET index_version = index_version + 1 WHERE id = ?").run(kb);
+      })();
+      done += rows.length;
+    }
+  },
 };

@@ -3,7 +3,8 @@
 // within 0.02, whichever database PARLEY_TEST_DATABASE names for the other files.
 import { afterAll, describe, expect, test } from "bun:test";
 import { freshDatabase } from "../helpers/postgres.ts";
-import { searchKnowledge } from "../../src/knowledge/search.ts";
+import { nearest, searchKnowledge } from "../../src/knowledge/search.ts";
+import { indexCopiedChunks } from "../../src/knowledge/store.ts";
 import { createTestContext } from "../helpers/server.ts";
 import { agreement, emptyBase, retrievalBase, retrievalRecall, seeded, unitVector, vectorRecall } from "./evaluation.ts";
 
@@ -58,5 +59,21 @@ describe("the knowledge-base evaluation on SQLite and PostgreSQL", () => {
       const [hit] = await searchKnowledge(ctx, base.workspaceId, [base.knowledgeBaseId], "garage | entrance & parking", { topK: 1, mode: "keyword" });
       expect(hit.text).toContain("garage entrance");
     }
+  });
+
+  test("chunks copied into PostgreSQL without their search rows (parley db copy) are indexed and found again", async () => {
+    const { ctx } = contexts.postgres;
+    const base = await retrievalBase(ctx, 600);
+    const ask = () => searchKnowledge(ctx, base.workspaceId, [base.knowledgeBaseId], "Where is the garage entrance?", { topK: 1, mode: "keyword" });
+    expect((await ask())[0].text).toContain("garage entrance");
+    const chunks = base.info().chunk_count;
+    ctx.sqlite.prepare("DELETE FROM knowledge_pg_search WHERE knowledge_base_id = ?").run(base.knowledgeBaseId); // as a copy leaves them
+    expect(await ask()).toEqual([]);
+    expect(indexCopiedChunks(ctx)).toBe(chunks);
+    expect((await ask())[0].text).toContain("garage entrance");
+    // The codes are back too: the two-stage search finds a stored chunk from its own vector.
+    const stored = ctx.sqlite.prepare("SELECT rowid, embedding FROM knowledge_chunks WHERE knowledge_base_id = ? AND text LIKE '%garage entrance%'").get(base.knowledgeBaseId) as { rowid: number; embedding: Buffer };
+    expect(nearest(ctx, base.info(), stored.embedding, "two-stage")[0]).toMatchObject({ rowid: stored.rowid, distance: expect.closeTo(0, 5) });
+    expect(indexCopiedChunks(ctx)).toBe(0);
   });
 });
