@@ -29,6 +29,20 @@ function cacheOf(ctx: AppContext): VersionedCache {
 /** Tokens as FTS5's unicode61 tokenizer counts them: BM25 normalises by a chunk's length. */
 const tokenCount = (text: string) => text.match(/[\p{L}\p{N}\p{Co}]+/gu)?.length ?? 0;
 
+/** Chunks written by one statement: 50 rows of ~2 KiB each. */
+const BATCH = 50;
+
+function insertStatement(ctx: AppContext, rows: number) {
+  const values = Array.from({ length: rows }, () => "(?, ?::bigint, ?, ?, ?::bytea, ?, ?::integer, ?::bytea)").join(", ");
+  return ctx.sqlite.prepare(
+    `WITH input (id, position, heading, text, embedding, words, length, code) AS (VALUES ${values}),
+     chunk AS (INSERT INTO knowledge_chunks (id, workspace_id, knowledge_base_id, source_id, position, heading, text, embedding)
+               SELECT id, ?, ?, ?, position, heading, text, embedding FROM input RETURNING rowid, id)
+     INSERT INTO knowledge_pg_search (rowid, knowledge_base_id, words, length, code)
+     SELECT chunk.rowid, ?, to_tsvector('parley_search', input.words), input.length, input.code FROM chunk JOIN input USING (id)`,
+  );
+}
+
 /** rowids as one array parameter: the statement's text stays the same whatever their number. */
 const rowidArray = (rowids: number[]) => `{${rowids.map((r) => Math.trunc(r)).join(",")}}`;
 
@@ -65,14 +79,17 @@ function wordStats(ctx: AppContext, kb: KnowledgeBaseInfo): { count: number; mea
 
 export const postgresSearchStore: SearchStore = {
   insert(ctx, target, chunks) {
-    // One statement a chunk: its row, then its words and code under the rowid the row was given.
-    const insert = ctx.sqlite.prepare(
-      `WITH chunk AS (INSERT INTO knowledge_chunks (id, workspace_id, knowledge_base_id, source_id, position, heading, text, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid)
-       INSERT INTO knowledge_pg_search (rowid, knowledge_base_id, words, length, code) SELECT rowid, ?, to_tsvector('parley_search', ?), ?, ? FROM chunk`,
-    );
-    for (const chunk of chunks) {
-      const words = indexedText(chunk);
-      insert.run(newId("chk"), target.workspaceId, target.knowledgeBaseId, target.sourceId, chunk.position, chunk.heading, chunk.text, vectorBytes(chunk.vector), target.knowledgeBaseId, words, tokenCount(words), binaryCode(chunk.vector));
+    // Chunks go BATCH to a statement (the rest one by one, so two statement texts in all): each row,
+    // then its words and code under the rowid the row was given.
+    for (let at = 0; at < chunks.length; ) {
+      const size = chunks.length - at >= BATCH ? BATCH : 1;
+      const params: unknown[] = [];
+      for (const chunk of chunks.slice(at, at + size)) {
+        const words = indexedText(chunk);
+        params.push(newId("chk"), chunk.position, chunk.heading, chunk.text, vectorBytes(chunk.vector), words, tokenCount(words), binaryCode(chunk.vector));
+      }
+      insertStatement(ctx, size).run(...params, target.workspaceId, target.knowledgeBaseId, target.sourceId, target.knowledgeBaseId);
+      at += size;
     }
   },
 
