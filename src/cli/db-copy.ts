@@ -7,11 +7,13 @@ import { resolve } from "node:path";
 import { ConfigError } from "../config/config.ts";
 import { dataDirLayout } from "../config/data-dir.ts";
 import { lockDataDir } from "../config/serve-lock.ts";
+import type { Sqlite } from "../db/connection.ts";
 import { copyToPostgres } from "../db/copy-to-postgres.ts";
 import { Database } from "../db/native.ts";
 import { openPostgres } from "../db/postgres/connect.ts";
 import { redactUrl } from "../db/postgres/sync-client.ts";
 import { parseDatabaseUrl } from "../db/postgres/url.ts";
+import { indexCopiedChunks } from "../knowledge/postgres-store.ts";
 import type { ParsedArgs } from "./args.ts";
 
 const note = (line: string) => process.stderr.write(line + "\n");
@@ -45,9 +47,11 @@ export function dbCopy(args: ParsedArgs): void {
       source.pragma("query_only = ON");
       const { db: target } = asTo(() => openPostgres(to, { statementTimeoutMs: COPY_STATEMENT_TIMEOUT_MS }));
       try {
-        const report = copyToPostgres(source, target, note);
+        // SQLite's FTS5 and vec0 tables are its own: PostgreSQL's search rows are made from the copied chunks, in the same transaction.
+        let indexed = 0;
+        const report = copyToPostgres(source, target, note, () => (indexed = indexCopiedChunks(target as unknown as Sqlite)));
         const rows = report.tables.reduce((sum, t) => sum + t.rows, 0);
-        note("db copy: not copied: SQLite's knowledge search indexes (FTS5 words, vec0 vectors); on PostgreSQL the search works from knowledge_chunks, whose text and embeddings were copied");
+        note(`db copy: knowledge search: words and vector codes of ${indexed} chunks indexed for PostgreSQL (SQLite's FTS5 and vec0 tables are not copied)`);
         if (!existsSync(layout.secretFile)) note(`db copy: ${layout.root} has no instance.key: stored provider and carrier credentials cannot be read without the key they were sealed with`);
         note(`db copy: recordings and other files stay in ${layout.root}, and so does instance.key, which opens the copied credentials`);
         process.stdout.write(`copied ${report.tables.length} tables, ${rows} rows into ${redactUrl(parseDatabaseUrl(to).url)} (row counts checked); start it with parley serve --data-dir ${layout.root} --database-url <the --to URL>\n`);

@@ -156,9 +156,10 @@ function advanceSequences(source: Sqlite, target: SyncPostgres, tables: TableMod
 
 /**
  * Copies every table of `source` (a Parley SQLite database at this version's schema) into `target`,
- * which must hold no rows; all or nothing. Throws ConfigError naming what is wrong.
+ * which must hold no rows; all or nothing, `beforeCommit` (what the rows need besides) included.
+ * Throws ConfigError naming what is wrong.
  */
-export function copyToPostgres(source: Sqlite, target: SyncPostgres, progress: (line: string) => void): CopyReport {
+export function copyToPostgres(source: Sqlite, target: SyncPostgres, progress: (line: string) => void, beforeCommit?: () => void): CopyReport {
   assertSourceCurrent(source);
   const tables = foreignKeyOrder(sqliteModel(source));
   const report: CopyReport = { tables: [] };
@@ -182,6 +183,7 @@ export function copyToPostgres(source: Sqlite, target: SyncPostgres, progress: (
         return count(source) !== count(target);
       });
       if (differing.length) throw new ConfigError(`row counts differ after the copy in ${differing.map((t) => t.name).join(", ")}; nothing was kept`);
+      beforeCommit?.();
     })();
   } finally {
     source.exec("COMMIT");

@@ -1,4 +1,5 @@
 import type { AppContext } from "../core/context.ts";
+import type { Sqlite } from "../db/connection.ts";
 import { newId } from "../lib/ids.ts";
 import { BinaryCodeIndex, binaryCode } from "./coarse-index.ts";
 import { type ChunkRow, indexedText, type KnowledgeBaseInfo, type SearchStore, vectorBytes } from "./search-store.ts";
@@ -144,25 +145,29 @@ export const postgresSearchStore: SearchStore = {
     return rows.map(({ embedding, ...row }) => ({ ...row, distance: embedding ? cosineDistance(query, vectorOf(embedding, query.length)) : 1 }));
   },
 
-  indexCopiedChunks(ctx) {
-    const unindexed = ctx.sqlite.prepare(
-      `SELECT c.rowid, c.knowledge_base_id, c.heading, c.text, c.embedding FROM knowledge_chunks c LEFT JOIN knowledge_pg_search w ON w.rowid = c.rowid
-       WHERE w.rowid IS NULL AND c.embedding IS NOT NULL ORDER BY c.rowid LIMIT 500`,
-    );
-    const insert = ctx.sqlite.prepare("INSERT INTO knowledge_pg_search (rowid, knowledge_base_id, words, length, code) VALUES (?, ?, to_tsvector('parley_search', ?), ?, ?)");
-    let done = 0;
-    for (;;) {
-      const rows = unindexed.all() as { rowid: number; knowledge_base_id: string; heading: string | null; text: string; embedding: Uint8Array }[];
-      if (rows.length === 0) return done;
-      ctx.sqlite.transaction(() => {
-        for (const row of rows) {
-          const words = indexedText(row);
-          insert.run(row.rowid, row.knowledge_base_id, words, tokenCount(words), binaryCode(vectorOf(row.embedding, row.embedding.byteLength / 4)));
-        }
-        // Searches that loaded these bases before reload them.
-        for (const kb of new Set(rows.map((r) => r.knowledge_base_id))) ctx.sqlite.prepare("UPDATE knowledge_bases SET index_version = index_version + 1 WHERE id = ?").run(kb);
-      })();
-      done += rows.length;
-    }
-  },
 };
+
+/**
+ * Search rows for chunks that have none: `parley db copy` brings SQLite's chunk rows (text and float
+ * vectors) but not its FTS5 and vec0 tables. Into a database no Parley serves yet, so no loaded
+ * structure needs index_version to move (and the copied rows stay as they were). How many it indexed.
+ */
+export function indexCopiedChunks(db: Sqlite): number {
+  const unindexed = db.prepare(
+    `SELECT c.rowid, c.knowledge_base_id, c.heading, c.text, c.embedding FROM knowledge_chunks c LEFT JOIN knowledge_pg_search w ON w.rowid = c.rowid
+     WHERE w.rowid IS NULL AND c.embedding IS NOT NULL ORDER BY c.rowid LIMIT 500`,
+  );
+  const insert = db.prepare("INSERT INTO knowledge_pg_search (rowid, knowledge_base_id, words, length, code) VALUES (?, ?, to_tsvector('parley_search', ?), ?, ?)");
+  let done = 0;
+  for (;;) {
+    const rows = unindexed.all() as { rowid: number; knowledge_base_id: string; heading: string | null; text: string; embedding: Uint8Array }[];
+    if (rows.length === 0) return done;
+    db.transaction(() => {
+      for (const row of rows) {
+        const words = indexedText(row);
+        insert.run(row.rowid, row.knowledge_base_id, words, tokenCount(words), binaryCode(vectorOf(row.embedding, row.embedding.byteLength / 4)));
+      }
+    })();
+    done += rows.length;
+  }
+}

@@ -57,8 +57,6 @@ export interface SearchStore {
   keyword(ctx: AppContext, kb: KnowledgeBaseInfo, terms: string[], count: number): number[];
   /** The chunks' rows (of this workspace only) with their distance to the query. */
   rows(ctx: AppContext, workspaceId: string, rowids: number[], query: Float32Array): ChunkRow[];
-  /** Indexes chunks written without this store (`parley db copy` brings chunk rows alone); how many. */
-  indexCopiedChunks(ctx: AppContext): number;
 }
 
 export function vectorBytes(vector: Float32Array): Buffer {

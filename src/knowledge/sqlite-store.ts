@@ -100,7 +100,4 @@ export const sqliteSearchStore: SearchStore = {
       )
       .all(vectorBytes(query), ...rowids, workspaceId) as ReturnType<SearchStore["rows"]>;
   },
-
-  // Copies go from SQLite to PostgreSQL only: SQLite's chunks are always written through insert().
-  indexCopiedChunks: () => 0,
 };

@@ -32,8 +32,3 @@ export function deleteChunks(ctx: AppContext, column: "source_id" | "knowledge_b
     return removed.count;
   })();
 }
-
-/** Indexes chunk rows that arrived without their words and vectors' codes (`parley db copy` into PostgreSQL); how many. */
-export function indexCopiedChunks(ctx: AppContext): number {
-  return searchStore(ctx).indexCopiedChunks(ctx);
-}

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { freshDatabase } from "../helpers/postgres.ts";
 import { nearest, searchKnowledge } from "../../src/knowledge/search.ts";
-import { indexCopiedChunks } from "../../src/knowledge/store.ts";
+import { indexCopiedChunks } from "../../src/knowledge/postgres-store.ts";
 import { createTestContext } from "../helpers/server.ts";
 import { agreement, emptyBase, retrievalBase, retrievalRecall, seeded, unitVector, vectorRecall } from "./evaluation.ts";
 
@@ -69,11 +69,11 @@ describe("the knowledge-base evaluation on SQLite and PostgreSQL", () => {
     const chunks = base.info().chunk_count;
     ctx.sqlite.prepare("DELETE FROM knowledge_pg_search WHERE knowledge_base_id = ?").run(base.knowledgeBaseId); // as a copy leaves them
     expect(await ask()).toEqual([]);
-    expect(indexCopiedChunks(ctx)).toBe(chunks);
+    expect(indexCopiedChunks(ctx.sqlite)).toBe(chunks);
     expect((await ask())[0].text).toContain("garage entrance");
     // The codes are back too: the two-stage search finds a stored chunk from its own vector.
     const stored = ctx.sqlite.prepare("SELECT rowid, embedding FROM knowledge_chunks WHERE knowledge_base_id = ? AND text LIKE '%garage entrance%'").get(base.knowledgeBaseId) as { rowid: number; embedding: Buffer };
     expect(nearest(ctx, base.info(), stored.embedding, "two-stage")[0]).toMatchObject({ rowid: stored.rowid, distance: expect.closeTo(0, 5) });
-    expect(indexCopiedChunks(ctx)).toBe(0);
+    expect(indexCopiedChunks(ctx.sqlite)).toBe(0);
   });
 });
