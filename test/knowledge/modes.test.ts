@@ -35,7 +35,7 @@ describe("the knowledge-base evaluation on SQLite and PostgreSQL", () => {
 
   test("vector stage: exact and two-stage (1-bit codes, 500 re-scored) against brute force, recall@10 within 0.02", async () => {
     const random = seeded(5);
-    const vectors = Array.from({ length: 3000 }, () => unitVector(random, 64));
+    const vectors = Array.from({ length: 10_000 }, () => unitVector(random, 64));
     const queries = Array.from({ length: 60 }, () => unitVector(random, 64));
     const recall: Record<string, { exact: number; twoStage: number }> = {};
     for (const [mode, { ctx }] of Object.entries(contexts)) {
