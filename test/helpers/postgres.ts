@@ -104,8 +104,9 @@ export function startPostgres(serverOptions: PostgresOptions = {}): PostgresServ
     },
   };
   // The server outlives a test process that is killed or exits without hooks (bun test runs none at
-  // exit): a watcher stops it and removes its directory once this process is gone, however it ended.
-  const watcher = Bun.spawn(["sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${asServerUser(join(bin, "pg_ctl"), ["-D", dataDir, "-m", "immediate", "-w", "stop"]).flat().join(" ")} >/dev/null 2>&1; rm -rf ${dir}`], { stdio: ["ignore", "ignore", "ignore"] });
+  // exit): a watcher stops it and removes its directory once this process is gone, however it ended
+  // (in a session of its own, so a runner that kills the whole process group does not take it along).
+  const watcher = Bun.spawn(["setsid", "sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${asServerUser(join(bin, "pg_ctl"), ["-D", dataDir, "-m", "immediate", "-w", "stop"]).flat().join(" ")} >/dev/null 2>&1; rm -rf ${dir}`], { stdio: ["ignore", "ignore", "ignore"] });
   watcher.unref();
   return server;
 }
