@@ -1,3 +1,5 @@
+import { PostgresError, postgresRefusal } from "./postgres/errors.ts";
+
 /**
  * SQLite's refusals that pass with time: another connection holds the write lock past the busy
  * timeout, the disk is full, or it failed for a moment. Any other error is a defect of the statement.
@@ -5,6 +7,7 @@
 export type Refusal = "busy" | "full" | "io";
 
 export function databaseRefusal(error: unknown): Refusal | null {
+  if (error instanceof PostgresError) return postgresRefusal(error) as Refusal | null; // busy, full or io for a statement's error
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== "string" || !code.startsWith("SQLITE_")) return null;
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return "busy";

@@ -41,7 +41,8 @@ async function connect(request: Extract<Request, { type: "open" }>): Promise<num
   pool = new SQL({ url: request.url, max: 1, bigint: true, tls: tlsOption(request.tls) as never, connectionTimeout: request.connectTimeoutS, idleTimeout: 0 });
   connection = await pool.reserve();
   // Times are epoch milliseconds in bigint columns; the session's own zone never shows, but keep it UTC.
-  await connection.unsafe(`SET TIME ZONE 'UTC'; SET statement_timeout = ${Math.floor(request.statementTimeoutMs)}`);
+  // A lock another connection holds is waited for 5 s, as SQLite's busy_timeout waits: then refused (503), not a stalled process.
+  await connection.unsafe(`SET TIME ZONE 'UTC'; SET statement_timeout = ${Math.floor(request.statementTimeoutMs)}; SET lock_timeout = 5000`);
   const [row] = (await connection.unsafe("SHOW server_version_num")) as { server_version_num: string }[];
   return Number(row.server_version_num);
 }

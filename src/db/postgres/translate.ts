@@ -132,6 +132,9 @@ function castOf([inner]: string[]): string {
   return `cast(${match[1]} as ${CAST_TYPES[match[2].toLowerCase()] ?? match[2]})`;
 }
 
+// drizzle's SQLite upserts name the conflict target's columns with their table, which PostgreSQL refuses.
+const QUALIFIED_CONFLICT_TARGET = /\bon conflict \(((?:"[^"]+"\."[^"]+"(?:, )?)+)\)/gi;
+
 export function translate(sqlite: string): string {
-  return translateSpan({ text: sqlite, at: 0, params: 0 }, false);
+  return translateSpan({ text: sqlite, at: 0, params: 0 }, false).replace(QUALIFIED_CONFLICT_TARGET, (_all, columns: string) => `on conflict (${columns.replace(/"[^"]+"\./g, "")})`);
 }
