@@ -29,8 +29,9 @@ export interface DatabaseHealth {
 
 type Params = unknown[];
 
-/** Values as better-sqlite3 binds them; `undefined` (never bound by SQLite) travels as NULL. */
+/** Values as better-sqlite3 binds them: an array argument is a list of values (the write-behind's rows pass one); `undefined` (never bound by SQLite) travels as NULL. */
 function bindable(params: Params): Params {
+  if (params.some(Array.isArray)) params = params.flat();
   for (let i = 0; i < params.length; i++) if (params[i] === undefined) params[i] = null;
   return params;
 }

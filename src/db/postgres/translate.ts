@@ -15,7 +15,8 @@ const FUNCTIONS: Record<string, Rule | undefined> = {
   avg: (args) => `(avg(${args.join(", ")}))::float8`,
   instr: (args) => `strpos(${args.join(", ")})`,
   ifnull: (args) => `coalesce(${args.join(", ")})`,
-  json: ([value]) => `(${value})::jsonb`,
+  // Through text: a parameter cast straight to jsonb is bound as JSON, so a JSON text arrived as a string scalar.
+  json: ([value]) => `(${value})::text::jsonb`,
   json_extract: ([value, path]) => `jsonb_extract_path((${value})::jsonb, ${jsonPath(path)})`,
   json_set: ([value, path, item]) => `jsonb_set((${value})::jsonb, '{${jsonPath(path).replace(/'/g, "")}}', to_jsonb(${item}))`,
   // json_insert(array, '$[#]', item) appends; the column stays text like SQLite's JSON.
