@@ -2,6 +2,7 @@
 // CLI entry: flags/env → open db → migrate → listen (or run a one-shot command).
 import { parseArgs, type CommandFlag } from "./cli/args.ts";
 import { backup, keyCreate, migrate, restore, serve, userCreate, version } from "./cli/commands.ts";
+import { dbCopy } from "./cli/db-copy.ts";
 import { helpText } from "./cli/help.ts";
 import { ConfigError } from "./config/config.ts";
 import { MigrationError } from "./db/migrate.ts";
@@ -17,6 +18,10 @@ const COMMAND_FLAGS: Record<string, CommandFlag[]> = {
     { name: "include-key", boolean: true, help: "also store the instance key (keep the archive as secret as the key)" },
   ],
   restore: [],
+  "db copy": [
+    { name: "from", help: "the data dir of the SQLite instance to copy (stopped, or restored from a backup)" },
+    { name: "to", help: "postgres://… of an empty PostgreSQL database" },
+  ],
   "user create": [
     { name: "email", help: "the user's e-mail" },
     { name: "password-stdin", boolean: true, help: "read the password from standard input" },
@@ -52,6 +57,7 @@ async function main(argv: string[]): Promise<void> {
     case "help": return void process.stdout.write(helpText());
     case "backup": return backup(args);
     case "restore": return restore(args);
+    case "db copy": return dbCopy(args);
     case "user create": return userCreate(args);
     case "key create": return keyCreate(args);
   }

@@ -11,6 +11,9 @@ Commands:
   backup --out FILE [--include-key]  write one archive of the live instance: database, recordings, a manifest
                                      (and the instance key with --include-key); safe beside a running server
   restore FILE --data-dir DIR        unpack a backup into a new data dir, checking every checksum and row count
+  db copy --from DIR --to postgres://…
+                                     copy a stopped SQLite instance's data into an empty PostgreSQL database (all or
+                                     nothing, ids kept, row counts checked); then serve with --database-url
   user create --email E --password-stdin [--name N] [--operator]
                                      create a user with their own workspace (--operator: in the operator workspace)
   key create --workspace W --scope S [--name N] [--mode live|test]

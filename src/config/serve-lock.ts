@@ -15,9 +15,10 @@ function identity(pid: number): string | null {
 /**
  * One `serve` per data dir: a second one would take over the database and jobs of a live instance.
  * The lock file names the holder; a holder that died (kill -9, power loss) leaves a stale lock,
- * which the next start takes over. Other commands (backup, user create…) do not take it.
+ * which the next start takes over. Other commands (backup, user create…) do not take it; db copy does,
+ * with its own `refusal`, since it must read data at rest.
  */
-export function lockDataDir(root: string): { release(): void } {
+export function lockDataDir(root: string, refusal = (pid: number) => `another Parley (pid ${pid}) is already serving ${root}; stop it first, or use another --data-dir`): { release(): void } {
   try {
     mkdirSync(root, { recursive: true });
   } catch (error) {
@@ -46,7 +47,7 @@ export function lockDataDir(root: string): { release(): void } {
     const pid = Number(holder.split(" ")[0]);
     const current = pid > 0 ? identity(pid) : null;
     const alive = current !== null && (!holder.includes(" ") || current === holder);
-    if (alive) throw new ConfigError(`another Parley (pid ${pid}) is already serving ${root}; stop it first, or use another --data-dir`);
+    if (alive) throw new ConfigError(refusal(pid));
     unlinkSync(path); // stale: its holder is gone
   }
   throw new ConfigError(`cannot lock data dir ${root}: another process keeps taking the lock`);

@@ -6,7 +6,7 @@ const REFUSAL_SITES = ["http", "jobs", "calls", "metering", "sweeps", "write_beh
 export type RefusalSite = (typeof REFUSAL_SITES)[number];
 
 function refusalsMetric(metrics: MetricsRegistry) {
-  return metrics.counter("parley_db_refusals_total", "Writes the database refused for a while (busy: another connection held the write lock past the busy timeout; full: the disk is full; io: the disk failed), by where they were met.", ["site", "kind"]);
+  return metrics.counter("parley_db_refusals_total", "Writes the database refused for a while (busy: another connection held the write lock past the busy timeout; full: the disk is full; io: the disk failed; unavailable: the PostgreSQL server could not be reached), by where they were met.", ["site", "kind"]);
 }
 
 /** Declares the counter with each site's busy series at 0 (the refusal an operator alerts on). */

@@ -40,7 +40,16 @@ export function openDatabase(path: string, cacheDir: string): { sqlite: Sqlite; 
 export function openPostgresDatabase(url: string): { sqlite: Sqlite; db: Db } {
   const { db: postgres } = openPostgres(url);
   const sqlite = postgres as unknown as Sqlite;
-  return { sqlite, db: drizzle(withStatementCache(sqlite), { schema }) };
+  const db = drizzle(withStatementCache(sqlite), { schema });
+  POSTGRES_HANDLES.add(db);
+  return { sqlite, db };
+}
+
+const POSTGRES_HANDLES = new WeakSet<Db>();
+
+/** Which database a handle speaks to, for the few statements that must differ in substance (row locks). */
+export function dialectOf(db: Db): Dialect {
+  return POSTGRES_HANDLES.has(db) ? "postgres" : "sqlite";
 }
 
 /**

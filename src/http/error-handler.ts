@@ -17,10 +17,14 @@ const REFUSALS: Record<Refusal, { detail: string; retryAfterSeconds: number }> =
   busy: { detail: "the database is busy: another process holds its write lock; try again in a moment", retryAfterSeconds: 1 },
   full: { detail: "the server cannot write: its disk is full (the operator has been told in its log)", retryAfterSeconds: 60 },
   io: { detail: "the server could not write to its disk (the operator has been told in its log)", retryAfterSeconds: 10 },
+  // A PostgreSQL restart or failover takes seconds; Parley reconnects by itself (every second), so a
+  // client back in 5 s finds it up in the common case without a stampede of retries meanwhile.
+  unavailable: { detail: "the database server cannot be reached just now (restarting, or the network to it is down); try again shortly", retryAfterSeconds: 5 },
 };
 
 /** The one error handler: every failure leaves as RFC 9457 problem+json, never with a stack trace. */
 export function errorHandler(ctx: HttpContext, routes: RouteIndex, metrics: HttpMetrics) {
+  let outage: number | undefined; // since when the database server is unreachable, as last logged
   return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error: thrown, request, route, body }) => {
     // Elysia wraps whatever the body parser throws; our own errors (413, 415) come out whole.
     const error = code === "PARSE" && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown;
@@ -59,7 +63,13 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex, metrics: Http
       detail = REFUSALS[refusal].detail;
       headers["retry-after"] = String(REFUSALS[refusal].retryAfterSeconds);
       countRefusal(ctx.metrics, "http", error);
-      ctx.logger[refusal === "busy" ? "warn" : "error"]("the database refused a request's write", { request_id: meta.id, method: request.method, path: loggableTarget(route, request.url), error });
+      const where = { request_id: meta.id, method: request.method, path: loggableTarget(route, request.url), error };
+      if (refusal !== "unavailable") ctx.logger[refusal === "busy" ? "warn" : "error"]("the database refused a request's write", where);
+      else if ((error as { since?: number }).since !== outage) {
+        // Once per outage (each request is counted in parley_db_refusals_total): not a line per request while it lasts.
+        outage = (error as { since?: number }).since;
+        ctx.logger.error("the database server cannot be reached: requests that need it answer 503 until it is back", where);
+      }
     } else {
       problemCode = "internal_error";
       detail = `an unexpected error occurred; quote request id ${meta.id} when reporting it`;
@@ -69,7 +79,12 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex, metrics: Http
     const problem = problemBody(problemCode, detail, meta.id, errors, members);
     meta.status = problem.status;
     const text = JSON.stringify(problem);
-    settleIdempotency(ctx, meta, problem.status, text, "application/problem+json");
+    try {
+      settleIdempotency(ctx, meta, problem.status, text, "application/problem+json");
+    } catch (settling) {
+      // The database refusing this too must not cost the answer; the key's claim is taken over once abandoned.
+      if (!databaseRefusal(settling)) throw settling;
+    }
     auditRequest(ctx, routes, request, route, problem.status);
     metrics.record(request, route, problem.status);
     headers["content-type"] = "application/problem+json";

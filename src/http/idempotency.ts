@@ -42,38 +42,45 @@ export function idempotency(ctx: AppContext) {
     });
 }
 
-/** Replays the stored answer, refuses a reused or busy key, or claims the key for this request. */
+/**
+ * Replays the stored answer, refuses a reused or busy key, or claims the key for this request. Taking
+ * a key is one conditional statement (an insert that yields to an existing row; a takeover that holds
+ * only while the row is still the claim read), so of two requests racing for it on two nodes, one
+ * takes it and the other is answered from the row (replayed, or 409 while in flight).
+ */
 function claimKey(ctx: AppContext, meta: RequestMeta, key: string, requestHash: string): Response | undefined {
   const scope = scopeOf(meta);
   const now = ctx.clock.now();
-  const existing = ctx.db
-    .select()
-    .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)))
-    .get();
-  if (existing && existing.expiresAt > now) {
-    if (existing.requestHash !== requestHash) {
-      throw new ApiError("idempotency_key_reused", "this Idempotency-Key was used with a different request; use a new key");
+  const row = { requestHash, status: null, responseBody: null, createdAt: now, expiresAt: now + RETENTION_MS };
+  const sameKey = and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const inserted = ctx.db.insert(idempotencyKeys).values({ scope, key, ...row }).onConflictDoNothing({ target: [idempotencyKeys.scope, idempotencyKeys.key] }).run();
+    if (inserted.changes > 0) return claimed(meta, scope, key);
+    const existing = ctx.db.select().from(idempotencyKeys).where(sameKey).get();
+    if (!existing) continue; // freed by a 5xx since the insert
+    if (existing.expiresAt > now) {
+      if (existing.requestHash !== requestHash) {
+        throw new ApiError("idempotency_key_reused", "this Idempotency-Key was used with a different request; use a new key");
+      }
+      if (existing.status !== null) {
+        meta.status = existing.status;
+        return new Response(existing.responseBody ? unseal(ctx.keys.encryption, existing.responseBody) : null, {
+          status: existing.status,
+          headers: { ...meta.headers, "content-type": existing.contentType ?? "application/json", "idempotent-replayed": "true" },
+        });
+      }
+      if (now - existing.createdAt < ABANDONED_AFTER_MS) {
+        throw new ApiError("idempotency_in_progress", "a request with this Idempotency-Key is still being processed; retry shortly");
+      }
     }
-    if (existing.status !== null) {
-      meta.status = existing.status;
-      return new Response(existing.responseBody ? unseal(ctx.keys.encryption, existing.responseBody) : null, {
-        status: existing.status,
-        headers: { ...meta.headers, "content-type": existing.contentType ?? "application/json", "idempotent-replayed": "true" },
-      });
-    }
-    if (now - existing.createdAt < ABANDONED_AFTER_MS) {
-      throw new ApiError("idempotency_in_progress", "a request with this Idempotency-Key is still being processed; retry shortly");
-    }
+    // Expired, or abandoned by a request that died: taken over only if no other request took it since it was read.
+    const takenOver = ctx.db.update(idempotencyKeys).set(row).where(and(sameKey, eq(idempotencyKeys.createdAt, existing.createdAt))).run();
+    if (takenOver.changes > 0) return claimed(meta, scope, key);
   }
-  ctx.db
-    .insert(idempotencyKeys)
-    .values({ scope, key, requestHash, status: null, createdAt: now, expiresAt: now + RETENTION_MS })
-    .onConflictDoUpdate({
-      target: [idempotencyKeys.scope, idempotencyKeys.key],
-      set: { requestHash, status: null, responseBody: null, createdAt: now, expiresAt: now + RETENTION_MS },
-    })
-    .run();
+  throw new ApiError("idempotency_in_progress", "a request with this Idempotency-Key is still being processed; retry shortly");
+}
+
+function claimed(meta: RequestMeta, scope: string, key: string): undefined {
   meta.idempotency = { scope, key };
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, lt, lte, sql } from "drizzle-orm";
-import type { Db } from "../db/connection.ts";
+import { dialectOf, type Db } from "../db/connection.ts";
 import { prepared } from "../db/prepared.ts";
 import { CLAIMABLE_SQL, jobs, type JobErrorEntry } from "../db/schema/index.ts";
 import type { JobRow } from "./queue.ts";
@@ -20,7 +20,7 @@ const claimStatement = prepared((db) => {
   return db
     .update(jobs)
     .set({ state: "executing", attempt: sql`${jobs.attempt} + 1`, lockedBy: value<string>("holder"), lockedUntil: value<number>("until"), updatedAt: value<number>("now") })
-    .where(inArray(jobs.id, due))
+    .where(inArray(jobs.id, dialectOf(db) === "postgres" ? sql`(${due.getSQL()} FOR UPDATE SKIP LOCKED)` : due))
     .returning()
     .prepare();
 });
@@ -28,6 +28,9 @@ const claimStatement = prepared((db) => {
 /**
  * Claims up to `limit` due jobs of one type in a single UPDATE … RETURNING: the lease (holder and
  * expiry) is set in the same statement that picks the rows, so two workers can never both win one.
+ * SQLite runs one writer at a time. PostgreSQL runs claimers side by side at READ COMMITTED, where the
+ * picking read would not see another claim that has not committed yet, and both would take the job:
+ * there the read locks the rows it picks and passes over rows another claimer has locked.
  */
 export function claimJobs(db: Db, type: string, limit: number, holder: string, now: number, leaseMs: number): JobRow[] {
   if (limit <= 0) return [];
@@ -65,7 +68,8 @@ export interface FailureOutcome {
   error: string;
 }
 
-const appendError = sql`json_insert(${jobs.errors}, '$[#]', json(${p("entry")}))`;
+// The entry is bound as text: PostgreSQL would otherwise type the parameter jsonb and take the string as one JSON string.
+const appendError = sql`json_insert(${jobs.errors}, '$[#]', json(cast(${p("entry")} as text)))`;
 
 const retryStatement = prepared((db) =>
   db
@@ -122,7 +126,7 @@ export function rescueExpiredLeases(db: Db, now: number): number {
       lockedBy: null,
       lockedUntil: null,
       updatedAt: now,
-      errors: sql`json_insert(${jobs.errors}, '$[#]', json_set(json(${entry}), '$.attempt', ${jobs.attempt}))`,
+      errors: sql`json_insert(${jobs.errors}, '$[#]', json_set(json(cast(${entry} as text)), '$.attempt', ${jobs.attempt}))`,
     })
     .where(and(sql.raw(`state = 'executing'`), lt(jobs.lockedUntil, now))) // literal: matches jobs_leases_idx
     .run().changes;

@@ -32,7 +32,7 @@ function queueStatements(ctx: AppContext) {
   let found = statements.get(ctx.sqlite);
   if (!found) {
     found = {
-      queue: ctx.sqlite.prepare("SELECT type, sum(run_at <= ?) AS due, count(*) AS claimable, min(run_at) AS oldest FROM jobs WHERE state IN ('available', 'scheduled', 'retryable') GROUP BY type"),
+      queue: ctx.sqlite.prepare("SELECT type, sum(CASE WHEN run_at <= ? THEN 1 ELSE 0 END) AS due, count(*) AS claimable, min(run_at) AS oldest FROM jobs WHERE state IN ('available', 'scheduled', 'retryable') GROUP BY type"),
       running: ctx.sqlite.prepare("SELECT type, count(*) AS running FROM jobs WHERE state = 'executing' GROUP BY type"),
     };
     statements.set(ctx.sqlite, found);

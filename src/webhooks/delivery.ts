@@ -1,4 +1,4 @@
-import { and, eq, lte, or, isNull } from "drizzle-orm";
+import { and, eq, lte, or, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../core/context.ts";
 import { VERSION } from "../core/version.ts";
 import { webhookDeliveries, webhookEndpoints } from "../db/schema/index.ts";
@@ -155,27 +155,30 @@ function recordEndpointHealth(ctx: AppContext, seen: EndpointRow, verdict: Verdi
     endpointHealthy(ctx.db).run({ id: endpointId }); // a no-op while it is healthy already
     return;
   }
-  // Failures are rare next to successes: re-read, other deliveries may have counted meanwhile.
-  const endpoint = ctx.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).get();
-  if (!endpoint) return;
   if (verdict !== "retry") return; // the receiver answered and refused: that is not an outage
-  const failures = endpoint.consecutiveFailures + 1;
-  const failingSince = endpoint.failingSince ?? now;
+  // Counted by the statement itself, not read and written back: deliveries in other processes (nodes on
+  // one PostgreSQL database) count the same endpoint's failures at the same time.
+  const counted = ctx.db
+    .update(webhookEndpoints)
+    .set({ consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`, failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${now})` })
+    .where(eq(webhookEndpoints.id, endpointId))
+    .returning({ failures: webhookEndpoints.consecutiveFailures, failingSince: webhookEndpoints.failingSince, workspaceId: webhookEndpoints.workspaceId })
+    .get();
+  if (!counted) return;
+  const { failures, workspaceId } = counted;
+  const failingSince = counted.failingSince ?? now; // the statement set it if it was unset
   if (now - failingSince >= DISABLE_AFTER_MS) {
     ctx.db
       .update(webhookEndpoints)
-      .set({ consecutiveFailures: failures, status: "disabled", disabledReason: `failed continuously since ${toIso(failingSince)}`, updatedAt: now })
+      .set({ status: "disabled", disabledReason: `failed continuously since ${toIso(failingSince)}`, updatedAt: now })
       .where(eq(webhookEndpoints.id, endpointId))
       .run();
-    ctx.logger.warn("webhook endpoint disabled after failing for 5 days", { endpoint_id: endpointId, workspace_id: endpoint.workspaceId });
+    ctx.logger.warn("webhook endpoint disabled after failing for 5 days", { endpoint_id: endpointId, workspace_id: workspaceId });
     return;
   }
-  const cooldown = failures >= BREAKER_THRESHOLD ? Math.min(MINUTE * 2 ** (failures - BREAKER_THRESHOLD), BREAKER_MAX_COOLDOWN_MS) : null;
-  ctx.db
-    .update(webhookEndpoints)
-    .set({ consecutiveFailures: failures, failingSince, breakerOpenUntil: cooldown === null ? null : now + cooldown })
-    .where(eq(webhookEndpoints.id, endpointId))
-    .run();
+  if (failures < BREAKER_THRESHOLD) return;
+  const cooldown = Math.min(MINUTE * 2 ** (failures - BREAKER_THRESHOLD), BREAKER_MAX_COOLDOWN_MS);
+  ctx.db.update(webhookEndpoints).set({ breakerOpenUntil: now + cooldown }).where(eq(webhookEndpoints.id, endpointId)).run();
 }
 
 function settle(ctx: AppContext, deliveryId: string, changes: Partial<DeliveryRow>): void {

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { VERSION } from "../../src/core/version.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { ON_POSTGRES, startTestServer, type TestServer } from "../helpers/server.ts";
 
 const servers: TestServer[] = [];
 afterAll(async () => {
@@ -23,7 +23,7 @@ describe("GET /v1/health", () => {
     const res = await server.api.get("/v1/health");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("application/json");
-    const migrations = readdirSync(join(import.meta.dir, "..", "..", "migrations")).filter((name) => name.endsWith(".sql")).length;
+    const migrations = readdirSync(join(import.meta.dir, "..", "..", "migrations", ...(ON_POSTGRES ? ["postgres"] : []))).filter((name) => name.endsWith(".sql")).length;
     expect(res.body).toMatchObject({
       status: "ok",
       version: VERSION,
@@ -35,7 +35,7 @@ describe("GET /v1/health", () => {
         job_runner: { status: "ok" },
       },
     });
-    expect(res.body.checks.vector_search.detail).toMatch(/^sqlite-vec v\d/);
+    expect(res.body.checks.vector_search.detail).toMatch(ON_POSTGRES ? /^in the Parley process/ : /^sqlite-vec v\d/);
     // The built-in recogniser comes from the OS: its absence is reported, and is not ill health.
     expect(["ok", "unavailable"]).toContain(res.body.checks.offline_recognition.status);
     server.clock.advance(90_500);

@@ -86,6 +86,24 @@ describe("Idempotency-Key on POST", () => {
     expect(res.status).toBe(400);
   });
 
+  test("a claim still without an answer is 409 in progress; one left a minute (its request died) is taken over", async () => {
+    const headers = { "idempotency-key": "in-flight" };
+    const first = await s.server.api.post("/v1/agents", { name: "In flight" }, { token: s.user.token, headers });
+    expect(first.status).toBe(201);
+    // As the row is while its request runs, or after the process died before answering.
+    s.server.ctx.sqlite.prepare("UPDATE idempotency_keys SET status = NULL, response_body = NULL WHERE key = ?").run("in-flight");
+    const busy = await s.server.api.post("/v1/agents", { name: "In flight" }, { token: s.user.token, headers });
+    expect(busy.status).toBe(409);
+    expect(busy.body.code).toBe("idempotency_in_progress");
+    s.server.clock.advance(60_000);
+    const retried = await s.server.api.post("/v1/agents", { name: "In flight" }, { token: s.user.token, headers });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+    expect(retried.body.id).not.toBe(first.body.id);
+    const replayed = await s.server.api.post("/v1/agents", { name: "In flight" }, { token: s.user.token, headers });
+    expect(replayed.body.id).toBe(retried.body.id);
+  });
+
   test("stored responses expire after 24 h (runs last: it moves the clock)", async () => {
     const headers = { "idempotency-key": "expiring" };
     const first = await s.server.api.post("/v1/auth/register", { email: "expiring@example.test", password: "long enough pass" }, { headers });

@@ -28,7 +28,10 @@ describe("voice configuration check", () => {
 
     // A voice the built-in engine does not have is named by its field.
     const odd = await s.server.api.post("/v1/agents", { name: "Odd voice", voice: { provider_id: "builtin", voice_id: "kal16", speed: 1 } }, { token: s.user.token });
-    s.server.ctx.sqlite.prepare("UPDATE agents SET config = json_set(config, '$.voice.voice_id', 'nobody') WHERE id = ?").run(odd.body.id);
+    const { config } = s.server.ctx.sqlite.prepare("SELECT config FROM agents WHERE id = ?").get(odd.body.id) as { config: string };
+    const stored = JSON.parse(config);
+    stored.voice.voice_id = "nobody";
+    s.server.ctx.sqlite.prepare("UPDATE agents SET config = ? WHERE id = ?").run(JSON.stringify(stored), odd.body.id);
     const broken = await get(`?agent_id=${odd.body.id}`);
     expect(broken.body.status).toBe("degraded");
     expect(broken.body.agent.problems).toContainEqual({ field: "voice.voice_id", message: "the built-in engine has no voice nobody" });

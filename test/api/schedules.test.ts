@@ -67,7 +67,7 @@ function isoWithOffset(ms: number, offsetMinutes: number): string {
 /** Calls a schedule placed, straight from the table (the API's list has no metadata filter). */
 function callsOf(ctx: Parley, scheduleId: string): { id: string; createdAt: number }[] {
   return ctx.sqlite
-    .prepare("SELECT id, created_at AS createdAt FROM calls WHERE json_extract(metadata, '$.schedule_id') = ? ORDER BY created_at, id")
+    .prepare(`SELECT id, created_at AS "createdAt" FROM calls WHERE json_extract(metadata, '$.schedule_id') = ? ORDER BY created_at, id`)
     .all(scheduleId) as { id: string; createdAt: number }[];
 }
 
@@ -345,7 +345,7 @@ describe("schedules on one server", () => {
     // so its transaction fails whole and the call it began is rolled back with it.
     const [call] = callsOf(ctx(), sch.id);
     ctx().db.update(schedules).set({ status: "scheduled", nextRunAt: due }).where(eq(schedules.id, sch.id)).run();
-    await expect(runSchedule(ctx(), placeCall, fakeJob(sch.id, due, s.user.workspaceId))).rejects.toThrow(/UNIQUE/);
+    await expect(runSchedule(ctx(), placeCall, fakeJob(sch.id, due, s.user.workspaceId))).rejects.toThrow(/UNIQUE constraint failed: schedule_runs|unique constraint "schedule_runs_unique"/); // SQLite's words, PostgreSQL's
     expect(callsOf(ctx(), sch.id)).toEqual([call]);
     const runs = ctx().db.select().from(scheduleRuns).where(and(eq(scheduleRuns.scheduleId, sch.id), eq(scheduleRuns.runAt, due))).all();
     expect(runs.map((r) => r.callId)).toEqual([call.id]);

@@ -1,5 +1,5 @@
 // A Parley server process that keeps publishing events: the crash test SIGKILLs it at random moments.
-// Usage: bun event-producer.ts <data-dir> <receiver-url> <total-events>
+// Usage: bun event-producer.ts <data-dir> <receiver-url> <total-events> [<database-url>]
 import { sql } from "drizzle-orm";
 import { closeParley, createParley, startServer } from "../../src/server.ts";
 import { buildConfig } from "../../src/config/config.ts";
@@ -9,9 +9,9 @@ import { createUser } from "../../src/modules/auth/service.ts";
 import { createEndpoint } from "../../src/modules/webhooks/service.ts";
 import { publishWorkspaceEvent } from "../../src/webhooks/outbox.ts";
 
-const [dataDir, receiverUrl, totalText] = process.argv.slice(2);
+const [dataDir, receiverUrl, totalText, databaseUrl = ""] = process.argv.slice(2);
 const total = Number(totalText);
-const config = buildConfig({ host: "127.0.0.1", port: "0", dataDir, allowPrivateUrls: "true", jobLeaseSeconds: "1", logLevel: "warn" });
+const config = buildConfig({ host: "127.0.0.1", port: "0", dataDir, databaseUrl, allowPrivateUrls: "true", jobLeaseSeconds: "1", logLevel: "warn" });
 config.checkResponses = true;
 const ctx = createParley({ config, logger: createLogger("warn") });
 

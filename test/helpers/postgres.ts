@@ -3,7 +3,7 @@
 // test process. Each test gets a database of its own. No mock stands in for it: the suite fails, not
 // skips, where the binaries are missing (.ci/run installs them).
 import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 
@@ -45,15 +45,39 @@ export function freePort(): number {
   return port;
 }
 
-export function startPostgres(): PostgresServer {
+export interface PostgresOptions {
+  /** TLS with this certificate and key (PEM files); `only`: connections without TLS are refused (hostssl). */
+  tls?: { cert: string; key: string; only?: boolean };
+}
+
+/** As root, the server's own files must belong to the `postgres` user. */
+function ownedByServer(path: string): void {
+  if (userInfo().uid === 0) chownSync(path, Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" })), Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" })));
+}
+
+export function startPostgres(serverOptions: PostgresOptions = {}): PostgresServer {
   const bin = postgresBinaries();
   const dir = mkdtempSync(join(tmpdir(), "parley-pg-"));
-  if (userInfo().uid === 0) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" })), Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" })));
+  ownedByServer(dir);
   const dataDir = join(dir, "data");
   run(join(bin, "initdb"), ["-D", dataDir, "-U", "parley", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
   const port = freePort();
   // fsync off: the tests' databases are thrown away; durability is the server's business, not theirs.
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  let options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const { tls } = serverOptions;
+  if (tls) {
+    // The server reads its key only when the key is private to it.
+    for (const [from, name] of [[tls.cert, "server.crt"], [tls.key, "server.key"]]) {
+      copyFileSync(from, join(dir, name));
+      ownedByServer(join(dir, name));
+    }
+    execFileSync("chmod", ["600", join(dir, "server.key")]);
+    options += ` -c ssl=on -c ssl_cert_file=${join(dir, "server.crt")} -c ssl_key_file=${join(dir, "server.key")}`;
+    if (tls.only) {
+      writeFileSync(join(dataDir, "pg_hba.conf"), "local all all trust\nhostssl all all 127.0.0.1/32 trust\n");
+      ownedByServer(join(dataDir, "pg_hba.conf"));
+    }
+  }
   const pgCtl = (action: "start" | "stop") =>
     action === "start" ? run(join(bin, "pg_ctl"), ["-D", dataDir, "-o", options, "-l", join(dir, "log"), "-w", "start"]) : run(join(bin, "pg_ctl"), ["-D", dataDir, "-m", "fast", "-w", "stop"]);
   pgCtl("start");
@@ -79,12 +103,10 @@ export function startPostgres(): PostgresServer {
       running = true;
     },
   };
-  process.once("exit", () => {
-    try {
-      server.stop();
-    } catch {}
-    rmSync(dir, { recursive: true, force: true });
-  });
+  // The server outlives a test process that is killed or exits without hooks (bun test runs none at
+  // exit): a watcher stops it and removes its directory once this process is gone, however it ended.
+  const watcher = Bun.spawn(["sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${asServerUser(join(bin, "pg_ctl"), ["-D", dataDir, "-m", "immediate", "-w", "stop"]).flat().join(" ")} >/dev/null 2>&1; rm -rf ${dir}`], { stdio: ["ignore", "ignore", "ignore"] });
+  watcher.unref();
   return server;
 }
 

@@ -73,6 +73,8 @@ export interface TestServerOptions {
   startAt?: number;
   /** A clock of the test's own (default: a ManualClock standing still at `startAt`). */
   clock?: ManualClock;
+  /** A data dir of the test's own, kept at stop() (default: a temporary one, removed). */
+  dataDir?: string;
 }
 
 /**
@@ -80,7 +82,7 @@ export interface TestServerOptions {
  * Rate limits default high so that only the tests about them meet them.
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), "parley-test-"));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "parley-test-"));
   const config = buildConfig({
     host: "127.0.0.1",
     port: "0",
@@ -110,7 +112,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async stop() {
       await server.stop();
       closeParley(ctx);
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

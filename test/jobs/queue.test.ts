@@ -6,7 +6,8 @@ import { claimJobs, completeJob, failJob, pruneFinishedJobs, rescueExpiredLeases
 import { JobDiscard, JobRetryLater, JobSnooze } from "../../src/jobs/outcomes.ts";
 import { enqueueJob } from "../../src/jobs/queue.ts";
 import { JobRunner } from "../../src/jobs/runner.ts";
-import { createTestContext } from "../helpers/server.ts";
+import { holdTableLock } from "../helpers/postgres-lock.ts";
+import { createTestContext, ON_POSTGRES } from "../helpers/server.ts";
 import { holdWriteLock } from "../helpers/write-lock.ts";
 
 let env: ReturnType<typeof createTestContext>;
@@ -171,13 +172,15 @@ describe("the runner", () => {
     });
     const id = enqueueJob(ctx, { type: "t.locked", payload: {} }).id;
     await runner.tick();
-    const lock = holdWriteLock(ctx, 20);
+    // SQLite: another connection holds the write lock. PostgreSQL: another connection locks the jobs table.
+    const lock = ON_POSTGRES ? await holdTableLock(ctx, "jobs", 20) : holdWriteLock(ctx, 20);
+    const refusal = ON_POSTGRES ? "canceling statement due to lock timeout" : "database is locked";
     await Bun.sleep(120); // renewals fail meanwhile
     release();
     await Bun.sleep(20); // the completion fails, and so does recording the failure
-    lock.release();
-    expect(logs.some((line) => line.includes("could not renew") && line.includes("database is locked"))).toBe(true);
-    expect(logs.some((line) => line.includes("could not record the outcome") && line.includes("database is locked"))).toBe(true);
+    await lock.release();
+    expect(logs.some((line) => line.includes("could not renew") && line.includes(refusal))).toBe(true);
+    expect(logs.some((line) => line.includes("could not record the outcome") && line.includes(refusal))).toBe(true);
     expect(row(id).state).toBe("executing"); // nothing recorded: the lease will run out
     clock.advance(151);
     expect(rescueExpiredLeases(ctx.db, clock.now())).toBe(1);

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { checkpoint, pruneExpiredRows, startSystemSweeps } from "../../src/scheduler/system-sweeps.ts";
 import { serverWithUser } from "../helpers/fixtures.ts";
-import { createTestContext } from "../helpers/server.ts";
+import { createTestContext, sqliteOnly } from "../helpers/server.ts";
 
 const s = serverWithUser();
 
@@ -24,7 +24,7 @@ test("expired idempotency keys, reset tokens and long-ended sessions are pruned;
   expect((ctx.sqlite.prepare("SELECT count(*) AS n FROM refresh_tokens WHERE session_id NOT IN (SELECT id FROM sessions)").get() as { n: number }).n).toBe(0);
 });
 
-test("checkpoint empties the WAL", () => {
+sqliteOnly("checkpoint empties the WAL", () => {
   checkpoint(s.server.ctx);
   const [row] = s.server.ctx.sqlite.pragma("wal_checkpoint(PASSIVE)") as { busy: number; log: number }[];
   expect(row.log).toBe(0);

@@ -4,6 +4,7 @@ import { ConfigError } from "../../config/errors.ts";
 import { DatabaseUnavailableError, PostgresError } from "./errors.ts";
 import { SyncPostgres } from "./sync-client.ts";
 import { parseDatabaseUrl, type DatabaseUrl } from "./url.ts";
+import { TLS_FAILURE } from "./protocol.ts";
 
 export const MIN_SERVER_VERSION = 150000;
 
@@ -17,10 +18,11 @@ function reason(error: unknown, target: DatabaseUrl): string {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof DatabaseUnavailableError) {
     if (error.driverCode === "ERR_POSTGRES_CONNECTION_REFUSED") return `nothing accepts connections at ${where(target)} (connection refused)`;
-    if (/TLS|SSL/i.test(message)) return `TLS to ${where(target)} failed (sslmode=${target.tls.mode}): ${message.replace(/^the database is unavailable: /, "")}`;
+    if (/TLS|SSL/i.test(message) || TLS_FAILURE.test(error.driverCode)) return `TLS to ${where(target)} failed (sslmode=${target.tls.mode}): ${error.reason}${target.tls.rootCert ? ` (checked against sslrootcert ${target.tls.rootCert})` : ""}`;
     return `no connection to ${where(target)} within ${target.connectTimeoutS} s (${message.replace(/^the database is unavailable: /, "")})`;
   }
   if (error instanceof PostgresError) {
+    if (code === "28000" && /no encryption/.test(message)) return `the server at ${where(target)} accepts only TLS connections, and sslmode=${target.tls.mode} does not use TLS (use sslmode=require or verify-full): ${message}`;
     if (code === "28P01" || code === "28000") return `the server at ${where(target)} refused role "${target.user}": ${message}`;
     if (code === "3D000") return `database "${target.database}" does not exist on ${where(target)} (create it, owned by role "${target.user}")`;
     if (code === "42501") return `role "${target.user}" lacks a right it needs: ${message}`;

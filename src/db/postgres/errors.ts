@@ -3,9 +3,12 @@ import type { WireError } from "./protocol.ts";
 /** The server is unreachable (stopped, restarting, network cut): the statement did not commit. */
 export class DatabaseUnavailableError extends Error {
   readonly code = "PARLEY_DATABASE_UNAVAILABLE";
-  /** The driver's code for what broke (ERR_POSTGRES_CONNECTION_REFUSED, …). */
-  constructor(readonly reason: string, readonly driverCode = "") {
-    super(`the database is unavailable: ${reason}`);
+  /** The driver's code for what broke (ERR_POSTGRES_CONNECTION_REFUSED, …); since: when it was lost (epoch ms). */
+  readonly reason: string;
+  constructor(reason: string, readonly driverCode = "", readonly since = Date.now()) {
+    const said = reason.replace(/(\/\/[^:/@\s]*):[^@\s]*@/g, "$1:***@"); // it goes to health and logs
+    super(`the database is unavailable: ${said}`);
+    this.reason = said;
   }
 }
 

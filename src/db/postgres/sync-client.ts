@@ -6,7 +6,7 @@
 // write-behind's connection) are the database's: row locks, constraints, advisory locks.
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { DatabaseUnavailableError, PostgresError } from "./errors.ts";
-import type { Reply, Request, ResultMode, TlsChoice } from "./protocol.ts";
+import { CONNECTED, REPLIES, type Reply, type Request, type ResultMode, type TlsChoice } from "./protocol.ts";
 import { translate } from "./translate.ts";
 
 export interface SyncPostgresOptions {
@@ -16,7 +16,7 @@ export interface SyncPostgresOptions {
   connectTimeoutS?: number;
   /** The server cancels a statement running longer than this. */
   statementTimeoutMs?: number;
-  /** After a lost connection, statements fail at once (503) for this long before one tries again. */
+  /** After a lost connection the thread tries to connect again at once, then this often; statements fail at once (503) until it has. */
   retryIntervalMs?: number;
 }
 
@@ -29,10 +29,13 @@ export interface DatabaseHealth {
 
 type Params = unknown[];
 
-/** Values as better-sqlite3 binds them: an array argument is a list of values (the write-behind's rows pass one); `undefined` (never bound by SQLite) travels as NULL. */
-function bindable(params: Params): Params {
-  if (params.some(Array.isArray)) params = params.flat();
-  for (let i = 0; i < params.length; i++) if (params[i] === undefined) params[i] = null;
+/** Values as better-sqlite3 binds them (spread, or one array of them); `undefined` travels as NULL. */
+function bindable(given: Params): Params {
+  const params = given.length === 1 && Array.isArray(given[0]) ? [...(given[0] as unknown[])] : given;
+  for (let i = 0; i < params.length; i++) {
+    if (params[i] === undefined) params[i] = null;
+    else if (typeof params[i] === "object" && params[i] !== null && !(params[i] instanceof Uint8Array)) throw new TypeError("named parameters are not supported on PostgreSQL: bind by position");
+  }
   return params;
 }
 
@@ -46,12 +49,24 @@ function buffers(rows: unknown[], arrays: boolean): unknown[] {
 
 const READER = /^\s*(select|with|values|show|explain|table)\b|\breturning\b/i;
 
+/**
+ * Statements that may be sent again on a new connection when theirs broke under them: one that changes
+ * nothing (a WITH may hold a write), or BEGIN. Only outside a transaction, whose earlier statements died
+ * with the connection.
+ */
+function resendable(text: string): boolean {
+  if (/;\s*\S/.test(text)) return false; // several statements (exec): a later one may write
+  return /^\s*(select|values|show|table|begin)\b/i.test(text) || (/^\s*with\b/i.test(text) && !/\b(insert|update|delete|merge)\b/i.test(text));
+}
+
 export class PostgresStatement {
   readonly reader: boolean;
+  private readonly resend: boolean;
   private arrays = false;
   private plucked = false;
   constructor(private db: SyncPostgres, readonly source: string, readonly text: string) {
     this.reader = READER.test(text);
+    this.resend = resendable(text);
   }
 
   raw(toggle = true): this {
@@ -65,13 +80,13 @@ export class PostgresStatement {
   }
 
   run(...params: Params): { changes: number; lastInsertRowid: number } {
-    const reply = this.db.query(this.text, bindable(params), "count");
+    const reply = this.db.query(this.text, bindable(params), "count", this.resend);
     return { changes: reply.count ?? 0, lastInsertRowid: 0 };
   }
 
   all(...params: Params): unknown[] {
     const arrays = this.arrays || this.plucked;
-    const rows = buffers(this.db.query(this.text, bindable(params), arrays ? "arrays" : "objects").rows ?? [], arrays);
+    const rows = buffers(this.db.query(this.text, bindable(params), arrays ? "arrays" : "objects", this.resend).rows ?? [], arrays);
     return this.plucked ? (rows as unknown[][]).map((row) => row[0]) : rows;
   }
 
@@ -91,10 +106,15 @@ export class SyncPostgres {
   serverVersion = 0;
   private readonly worker: Worker;
   private readonly port: MessagePort;
-  private readonly signal = new Int32Array(new SharedArrayBuffer(4));
+  private readonly signal = new Int32Array(new SharedArrayBuffer(8));
   private nextId = 1;
   private depth = 0;
-  private down: { reason: string; since: number; retryAt: number } | null = null;
+  private down: { reason: string; since: number } | null = null;
+  /** The connection was lost inside the current transaction: the server rolled it back, so nothing more of it may run. */
+  private broken = false;
+  /** The connection the current transaction began on, and the one the last statement ran on. */
+  private pinned = 0;
+  private lastConnection = 0;
   private readonly waitMs: number;
   private readonly retryIntervalMs: number;
 
@@ -109,19 +129,14 @@ export class SyncPostgres {
     // Longer than any honest answer takes: a statement the server cancels, or a connect attempt, reports first.
     this.waitMs = statementTimeoutMs + connectTimeoutS * 1000 + 5_000;
     this.retryIntervalMs = options.retryIntervalMs ?? 1_000;
-    const reply = this.send({ type: "open", id: 0, url: options.url, tls: options.tls, connectTimeoutS, statementTimeoutMs }, "open");
+    const reply = this.send({ type: "open", id: 0, url: options.url, tls: options.tls, connectTimeoutS, statementTimeoutMs, retryIntervalMs: this.retryIntervalMs }, "open");
     this.serverVersion = reply.serverVersion ?? 0;
   }
 
-  /** Whether statements reach the server; a lost connection shows here until one succeeds again. */
+  /** Whether statements reach the server: down from a lost connection until the thread has a new one. */
   health(): DatabaseHealth {
-    if (!this.down) return { state: "up" };
-    // Health asks the server itself once the retry interval has passed, so it recovers without traffic.
-    if (Date.now() >= this.down.retryAt && !this.inTransaction) {
-      try {
-        this.query("SELECT 1", [], "count");
-      } catch {}
-    }
+    while (this.down && this.receive());
+    if (this.down && Atomics.load(this.signal, CONNECTED) === 1) this.down = null;
     return this.down ? { state: "down", reason: this.down.reason, since: this.down.since } : { state: "up" };
   }
 
@@ -131,12 +146,19 @@ export class SyncPostgres {
 
   /** Statements without parameters, several allowed (the simple query protocol). */
   exec(source: string): this {
-    this.send({ type: "query", id: 0, text: translate(source), params: [], mode: "count", simple: true }, source);
+    const text = translate(source);
+    this.statement(text, [], "count", true, resendable(text), source);
     return this;
   }
 
-  query(text: string, params: Params, mode: ResultMode): Extract<Reply, { ok: true }> {
-    return this.send({ type: "query", id: 0, text, params, mode, simple: false }, text);
+  query(text: string, params: Params, mode: ResultMode, resend = resendable(text)): Extract<Reply, { ok: true }> {
+    return this.statement(text, params, mode, false, resend, text);
+  }
+
+  /** Outside a transaction a read may be sent again; inside one, every statement is tied to the connection it began on. */
+  private statement(text: string, params: Params, mode: ResultMode, simple: boolean, resend: boolean, source: string): Extract<Reply, { ok: true }> {
+    const outside = this.depth === 0;
+    return this.send({ type: "query", id: 0, text, params, mode, simple, retry: outside && resend, connection: outside ? 0 : this.pinned }, source);
   }
 
   /** better-sqlite3's transaction(): a function that runs `fn` in BEGIN … COMMIT (a savepoint when nested). */
@@ -145,6 +167,7 @@ export class SyncPostgres {
       const nested = this.depth > 0;
       const savepoint = `parley_sp${this.depth}`;
       this.exec(nested ? `SAVEPOINT ${savepoint}` : "BEGIN");
+      if (!nested) this.pinned = this.lastConnection;
       this.depth++;
       this.inTransaction = true;
       try {
@@ -160,6 +183,7 @@ export class SyncPostgres {
       } finally {
         this.depth--;
         this.inTransaction = this.depth > 0;
+        if (!this.inTransaction) this.broken = false;
       }
     }) as F;
     return Object.assign(run, { deferred: run, immediate: run, exclusive: run, default: run });
@@ -197,33 +221,54 @@ export class SyncPostgres {
 
   private send(request: Request, statement: string): Extract<Reply, { ok: true }> {
     if (!this.open) throw new TypeError("The database connection is not open");
-    const down = this.down;
-    if (down && request.type === "query" && Date.now() < down.retryAt) throw new DatabaseUnavailableError(down.reason);
+    if (request.type === "query") {
+      // COMMIT included: on a new connection the rest of the transaction would commit without its start.
+      if (this.broken) throw new DatabaseUnavailableError(`the connection was lost during this transaction, which the server rolled back`, "", this.down?.since);
+      // Not sent while the thread has no connection: it is getting one in the background.
+      if (this.down && Atomics.load(this.signal, CONNECTED) !== 1) {
+        while (this.receive()); // the latest reason
+        throw new DatabaseUnavailableError(this.down.reason, "", this.down.since);
+      }
+    }
     const id = this.nextId++;
     request.id = id;
-    let seen = Atomics.load(this.signal, 0);
+    let seen = Atomics.load(this.signal, REPLIES);
     this.port.postMessage(request);
     const deadline = Date.now() + this.waitMs;
     for (;;) {
-      let message = receiveMessageOnPort(this.port as never) as { message: Reply } | undefined;
-      while (message && message.message.id !== id) message = receiveMessageOnPort(this.port as never) as { message: Reply } | undefined; // a reply we gave up on
-      if (message) return this.settle(message.message, statement);
+      let message = this.receive();
+      while (message && message.id !== id) message = this.receive(); // a reply we gave up on
+      if (message) return this.settle(message, statement);
       const left = deadline - Date.now();
-      if (left <= 0) return this.settle({ id, ok: false, error: { message: `no answer within ${this.waitMs} ms`, code: "ERR_POSTGRES_CONNECTION_TIMEOUT", lost: true } }, statement);
-      Atomics.wait(this.signal, 0, seen, left);
-      seen = Atomics.load(this.signal, 0);
+      if (left <= 0) {
+        // A connection that hangs is not to be trusted: the thread replaces it; until then nothing is sent.
+        Atomics.store(this.signal, CONNECTED, 0);
+        this.port.postMessage({ type: "reset", id: 0 } satisfies Request);
+        return this.settle({ id, ok: false, error: { message: `no answer within ${this.waitMs} ms`, code: "ERR_POSTGRES_CONNECTION_TIMEOUT", lost: true } }, statement);
+      }
+      Atomics.wait(this.signal, REPLIES, seen, left);
+      seen = Atomics.load(this.signal, REPLIES);
     }
+  }
+
+  /** The next message from the thread; a notice (a failed attempt to connect again) updates why it is down. */
+  private receive(): Reply | undefined {
+    const received = receiveMessageOnPort(this.port as never) as { message: Reply } | undefined;
+    const message = received?.message;
+    if (message && "notice" in message && this.down) this.down.reason = message.error.message;
+    return message;
   }
 
   private settle(reply: Reply, statement: string): Extract<Reply, { ok: true }> {
     if (reply.ok) {
       this.down = null;
+      this.lastConnection = reply.connection;
       return reply;
     }
     if (reply.error.lost) {
-      const now = Date.now();
-      this.down = { reason: reply.error.message, since: this.down?.since ?? now, retryAt: now + this.retryIntervalMs };
-      throw new DatabaseUnavailableError(reply.error.message, reply.error.code);
+      this.down = { reason: reply.error.message, since: this.down?.since ?? Date.now() };
+      if (this.depth > 0) this.broken = true;
+      throw new DatabaseUnavailableError(reply.error.message, reply.error.code, this.down.since);
     }
     throw new PostgresError(reply.error, statement);
   }

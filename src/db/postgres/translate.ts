@@ -15,8 +15,7 @@ const FUNCTIONS: Record<string, Rule | undefined> = {
   avg: (args) => `(avg(${args.join(", ")}))::float8`,
   instr: (args) => `strpos(${args.join(", ")})`,
   ifnull: (args) => `coalesce(${args.join(", ")})`,
-  // Through text: a parameter cast straight to jsonb is bound as JSON, so a JSON text arrived as a string scalar.
-  json: ([value]) => `(${value})::text::jsonb`,
+  json: ([value]) => `(${value})::jsonb`,
   json_extract: ([value, path]) => `jsonb_extract_path((${value})::jsonb, ${jsonPath(path)})`,
   json_set: ([value, path, item]) => `jsonb_set((${value})::jsonb, '{${jsonPath(path).replace(/'/g, "")}}', to_jsonb(${item}))`,
   // json_insert(array, '$[#]', item) appends; the column stays text like SQLite's JSON.
@@ -133,9 +132,9 @@ function castOf([inner]: string[]): string {
   return `cast(${match[1]} as ${CAST_TYPES[match[2].toLowerCase()] ?? match[2]})`;
 }
 
-// drizzle's SQLite upserts name the conflict target's columns with their table, which PostgreSQL refuses.
-const QUALIFIED_CONFLICT_TARGET = /\bon conflict \(((?:"[^"]+"\."[^"]+"(?:, )?)+)\)/gi;
+/** drizzle's SQLite dialect names an upsert's conflict columns with their table ("t"."c"); PostgreSQL takes bare names there. */
+const CONFLICT_TARGET = /\bon conflict \(([^)]*)\)/gi;
 
 export function translate(sqlite: string): string {
-  return translateSpan({ text: sqlite, at: 0, params: 0 }, false).replace(QUALIFIED_CONFLICT_TARGET, (_all, columns: string) => `on conflict (${columns.replace(/"[^"]+"\./g, "")})`);
+  return translateSpan({ text: sqlite, at: 0, params: 0 }, false).replace(CONFLICT_TARGET, (_all, columns: string) => `on conflict (${columns.replace(/"[^"]+"\./g, "")})`);
 }

@@ -39,7 +39,7 @@ export function auditRetentionSweeps(ctx: AppContext): Sweep[] {
 export async function deleteAuditBefore(ctx: AppContext, cutoff: number): Promise<number> {
   // Through the (workspace_id, created_at) index, oldest first: a chunk never scans rows it keeps.
   const deleteChunk = ctx.sqlite.prepare(
-    "DELETE FROM audit_log WHERE rowid IN (SELECT rowid FROM audit_log WHERE workspace_id = ? AND created_at < ? ORDER BY created_at LIMIT ?)",
+    "DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE workspace_id = ? AND created_at < ? ORDER BY created_at LIMIT ?)",
   );
   const workspaceIds = ctx.sqlite.prepare("SELECT id FROM workspaces").pluck().all() as string[];
   let deleted = 0;

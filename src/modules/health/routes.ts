@@ -6,17 +6,24 @@ import { authPlugin } from "../../http/auth.ts";
 import { docsFor } from "../../http/docs.ts";
 import { offlineRecognition } from "../../voice/speech/engines.ts";
 import { nameSchemas } from "../../lib/schema-names.ts";
+import { DatabaseUnavailableError } from "../../db/postgres/errors.ts";
+import { toIso } from "../../lib/time.ts";
 
 const doc = docsFor("Health");
 
 const Check = t.Object({ status: t.Union([t.Literal("ok"), t.Literal("failing")]), detail: t.Optional(t.String()) });
+const DatabaseCheck = t.Object({
+  status: t.Union([t.Literal("ok"), t.Literal("failing")]),
+  detail: t.Optional(t.String({ description: "Why it is failing (never the password)" })),
+  since: t.Optional(t.String({ format: "date-time", description: "PostgreSQL: when the connection was lost (ISO 8601, UTC); Parley reconnects by itself and answers 503 meanwhile" })),
+});
 
 export const Health = t.Object({
   status: t.Union([t.Literal("ok"), t.Literal("degraded")]),
   version: t.String(),
   uptime_seconds: t.Integer(),
   checks: t.Object({
-    database: Check,
+    database: DatabaseCheck,
     migrations: Check,
     vector_search: Check,
     job_runner: Check,
@@ -33,7 +40,7 @@ export function healthRoutes(ctx: HttpContext) {
     ({ set }) => {
       const database = checkDatabase(ctx);
       const migrations = { status: "ok" as const, detail: `${ctx.migrations.total} applied` };
-      const vectorSearch = checkVectorSearch(ctx);
+      const vectorSearch = checkVectorSearch(ctx, database);
       const jobRunner = ctx.jobs.isRunning ? { status: "ok" as const } : { status: "failing" as const, detail: "the job runner is not running" };
       const healthy = database.status === "ok" && vectorSearch.status === "ok" && jobRunner.status === "ok";
       if (!healthy) set.status = 503;
@@ -53,16 +60,19 @@ function offlineRecognitionCheck(): { status: "ok" | "unavailable"; detail: stri
   return { status: offline.available ? "ok" : "unavailable", detail: offline.detail };
 }
 
-function checkDatabase(ctx: AppContext): { status: "ok" | "failing"; detail?: string } {
+function checkDatabase(ctx: AppContext): { status: "ok" | "failing"; detail?: string; since?: string } {
   try {
     ctx.sqlite.prepare("SELECT 1").get();
     return { status: "ok" };
   } catch (error) {
+    if (error instanceof DatabaseUnavailableError) return { status: "failing", detail: error.message, since: toIso(error.since) };
     return { status: "failing", detail: (error as Error).message };
   }
 }
 
-function checkVectorSearch(ctx: AppContext): { status: "ok" | "failing"; detail?: string } {
+function checkVectorSearch(ctx: AppContext, database: { status: "ok" | "failing"; detail?: string }): { status: "ok" | "failing"; detail?: string } {
+  // PostgreSQL carries no vector extension here: the vector stage runs in this process on embeddings it reads from the database.
+  if (ctx.dialect === "postgres") return database.status === "ok" ? { status: "ok", detail: "in the Parley process, from PostgreSQL" } : { status: "failing", detail: database.detail };
   try {
     const row = ctx.sqlite.prepare("SELECT vec_version() AS version").get() as { version: string };
     return { status: "ok", detail: `sqlite-vec ${row.version}` };

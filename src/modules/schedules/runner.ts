@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { scheduleRuns, schedules } from "../../db/schema/index.ts";
 import { ApiError } from "../../http/errors.ts";
@@ -6,7 +6,7 @@ import type { RunningJob } from "../../jobs/runner.ts";
 import { MINUTE, toIso } from "../../lib/time.ts";
 import type { CarrierReach } from "../../telephony/reach.ts";
 import type { ScheduleRow } from "./models.ts";
-import { cronOf, enqueueRun, nextCronRun } from "./service.ts";
+import { cronOf, enqueueRun, nextCronRun, WAITING_STATUSES } from "./service.ts";
 
 /**
  * Queues a call (the calls feature's createOutboundCall, handed over by the composition root);
@@ -30,11 +30,18 @@ const MAX_MISSED_RECORDED = 100;
 export async function runSchedule(ctx: AppContext, placeCall: PlaceScheduledCall, job: RunningJob<{ schedule_id: string; run_at: number }>): Promise<void> {
   ctx.sqlite.transaction(() => {
     job.complete();
-    const schedule = ctx.db.select().from(schedules).where(eq(schedules.id, job.payload.schedule_id)).get();
     const runAt = job.payload.run_at;
-    // Canceled, moved, or already handled: this job's time is no longer the schedule's next run.
-    if (!schedule || schedule.nextRunAt !== runAt || (schedule.status !== "scheduled" && schedule.status !== "active")) return;
     const now = ctx.clock.now();
+    // Read and locked in one statement (the row is written below anyway): on PostgreSQL a change or
+    // cancel on another process then waits for this run, or this run sees it.
+    const schedule = ctx.db
+      .update(schedules)
+      .set({ updatedAt: now })
+      .where(and(eq(schedules.id, job.payload.schedule_id), eq(schedules.nextRunAt, runAt), inArray(schedules.status, [...WAITING_STATUSES])))
+      .returning()
+      .get();
+    // Canceled, moved, or already handled: this job's time is no longer the schedule's next run.
+    if (!schedule) return;
     const grace = ctx.config.scheduleGraceMinutes * MINUTE;
     // After an outage a recurring schedule may owe several runs: the latest is placed if it is within
     // the grace period (one call, not a burst of them to the same person), the others are missed.

@@ -11,12 +11,15 @@ import { enqueueJob } from "../../jobs/queue.ts";
 import type { ScheduleRow } from "./models.ts";
 import { schedulesPorts } from "./ports.ts";
 
+/** A schedule still to run (one-off, recurring): the only states it may be changed, canceled or run in. */
+export const WAITING_STATUSES = ["scheduled", "active"] as const;
+
 /** Schedules that will still call with an agent. */
 export const schedulesUsingAgent = (ctx: AppContext, workspaceId: string, agentId: string): string[] =>
   ctx.db
     .select({ id: schedules.id, status: schedules.status })
     .from(schedules)
-    .where(and(eq(schedules.workspaceId, workspaceId), eq(schedules.agentId, agentId), inArray(schedules.status, ["scheduled", "active"])))
+    .where(and(eq(schedules.workspaceId, workspaceId), eq(schedules.agentId, agentId), inArray(schedules.status, [...WAITING_STATUSES])))
     .all()
     .map((row) => `schedule ${row.id} (${row.status}) calls with it`);
 
@@ -150,7 +153,7 @@ export function runsOf(ctx: AppContext, scheduleId: string, limit = 20) {
 }
 
 function requireChangeable(row: ScheduleRow, action: string): void {
-  if (row.status === "scheduled" || row.status === "active") return;
+  if ((WAITING_STATUSES as readonly string[]).includes(row.status)) return;
   throw new ApiError("invalid_state", `a ${row.status} schedule cannot ${action}`, { errors: [{ field: "status", message: `is ${row.status}` }] });
 }
 
@@ -179,17 +182,25 @@ export function updateSchedule(ctx: AppContext, workspaceId: string, id: string,
     Object.assign(changes, { at: timing.at, cron: timing.cron, timezone: timing.timezone, nextRunAt: timing.nextRunAt });
   }
   ctx.sqlite.transaction(() => {
-    ctx.db.update(schedules).set(changes).where(eq(schedules.id, id)).run();
+    if (!ctx.db.update(schedules).set(changes).where(stillWaiting(id)).run().changes) requireChangeable(getSchedule(ctx, workspaceId, id), "be changed");
     if (retimed && changes.nextRunAt) enqueueRun(ctx, row, changes.nextRunAt);
   })();
   return getSchedule(ctx, workspaceId, id);
 }
 
+/**
+ * The row, if it has not run (or been canceled) since it was read: on PostgreSQL a run on another
+ * process may have committed in between, and its outcome must not be written over.
+ */
+const stillWaiting = (id: string) => and(eq(schedules.id, id), inArray(schedules.status, [...WAITING_STATUSES]));
+
 /** Cancels for good; the row and its runs stay for the record. */
 export function cancelSchedule(ctx: AppContext, workspaceId: string, id: string): ScheduleRow {
   const row = getSchedule(ctx, workspaceId, id);
   requireChangeable(row, "be canceled");
-  ctx.db.update(schedules).set({ status: "canceled", nextRunAt: null, updatedAt: ctx.clock.now() }).where(eq(schedules.id, id)).run();
+  if (!ctx.db.update(schedules).set({ status: "canceled", nextRunAt: null, updatedAt: ctx.clock.now() }).where(stillWaiting(id)).run().changes) {
+    requireChangeable(getSchedule(ctx, workspaceId, id), "be canceled");
+  }
   return getSchedule(ctx, workspaceId, id);
 }
 

@@ -130,6 +130,7 @@ __all__ = [
     "GetCallTranscriptResponse",
     "GetCampaignStatsResponse",
     "HealthChecksDatabase",
+    "HealthChecksMigrations",
     "HealthChecksOfflineRecognition",
     "HealthChecks",
     "Health",
@@ -2347,13 +2348,35 @@ _HealthChecksDatabaseRequired = TypedDict(
 _HealthChecksDatabaseOptional = TypedDict(
     "_HealthChecksDatabaseOptional",
     {
-        "detail": str,
+        "detail": str,  # Why it is failing (never the password)
+        "since": str,  # PostgreSQL: when the connection was lost (ISO 8601, UTC); Parley reconnects by itself and answers 503 meanw...
     },
     total=False,
 )
 
 
 class HealthChecksDatabase(_HealthChecksDatabaseRequired, _HealthChecksDatabaseOptional):
+    pass
+
+
+_HealthChecksMigrationsRequired = TypedDict(
+    "_HealthChecksMigrationsRequired",
+    {
+        "status": Literal["ok", "failing"],
+    },
+)
+
+
+_HealthChecksMigrationsOptional = TypedDict(
+    "_HealthChecksMigrationsOptional",
+    {
+        "detail": str,
+    },
+    total=False,
+)
+
+
+class HealthChecksMigrations(_HealthChecksMigrationsRequired, _HealthChecksMigrationsOptional):
     pass
 
 
@@ -2371,9 +2394,9 @@ HealthChecks = TypedDict(
     "HealthChecks",
     {
         "database": HealthChecksDatabase,
-        "migrations": HealthChecksDatabase,
-        "vector_search": HealthChecksDatabase,
-        "job_runner": HealthChecksDatabase,
+        "migrations": HealthChecksMigrations,
+        "vector_search": HealthChecksMigrations,
+        "job_runner": HealthChecksMigrations,
         "offline_recognition": HealthChecksOfflineRecognition,  # The built-in recogniser (PocketSphinx, carried by the executable or from the OS); unavailable does not make...
     },
 )

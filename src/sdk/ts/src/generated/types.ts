@@ -1317,7 +1317,10 @@ export interface Health {
   checks: {
     database: {
       status: "ok" | "failing";
+      /** Why it is failing (never the password) */
       detail?: string;
+      /** PostgreSQL: when the connection was lost (ISO 8601, UTC); Parley reconnects by itself and answers 503 meanwhile */
+      since?: string;
     };
     migrations: {
       status: "ok" | "failing";
