@@ -51,7 +51,7 @@ test(
       expect(balance).toBeLessThanOrEqual(0);
       expect(-balance).toBeLessThanOrEqual(CALLS * INTERVAL_COST);
 
-      const duplicates = db.prepare("SELECT dedupe, count(*) AS n FROM ledger_entries WHERE dedupe IS NOT NULL GROUP BY workspace_id, dedupe HAVING n > 1").all();
+      const duplicates = db.prepare("SELECT dedupe, count(*) AS n FROM ledger_entries WHERE dedupe IS NOT NULL GROUP BY workspace_id, dedupe HAVING count(*) > 1").all();
       expect(duplicates).toEqual([]);
       const charges = db.prepare("SELECT ref_id AS call, category, -sum(amount) AS amount, sum(quantity) AS seconds FROM ledger_entries WHERE cause = 'call_usage' GROUP BY ref_id, category").all() as { call: string; category: string; amount: number; seconds: number }[];
       const rates: Record<string, number> = { "telephony.simulated.outbound": LINE, "speech.builtin": SPEECH };

@@ -5,11 +5,11 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Database } from "../../src/db/native.ts";
 import { LIVE, waitForCall } from "../helpers/call-api.ts";
 import { ApiClient } from "../helpers/client.ts";
 import { createKey, registerUser } from "../helpers/fixtures.ts";
 import { FROM_SOURCE, runParley, spawnServer, type ServerProcess } from "../helpers/process.ts";
+import { crashTestDatabase } from "../helpers/crash-database.ts";
 
 const SETTLEMENT_SECONDS = 1;
 const OUTAGE_MS = 3000;
@@ -25,7 +25,8 @@ const CREDIT = 100_000_000;
 
 const dir = mkdtempSync(join(tmpdir(), "parley-metering-crash-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const start = () => spawnServer(FROM_SOURCE, ["--data-dir", dir, "--settlement-seconds", String(SETTLEMENT_SECONDS)], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "100000" } });
+const database = crashTestDatabase(dir);
+const start = () => spawnServer(FROM_SOURCE, ["--data-dir", dir, ...database.args, "--settlement-seconds", String(SETTLEMENT_SECONDS)], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "100000" } });
 
 interface Charge {
   call: string;
@@ -36,14 +37,14 @@ interface Charge {
 
 /** The ledger as the file holds it (read while no server writes, or between its commits). */
 function readLedger(workspaceId: string) {
-  const db = new Database(join(dir, "parley.db"), { readonly: true });
+  const db = database.open();
   try {
     return {
       charges: db.prepare("SELECT ref_id AS call, category, -sum(amount) AS amount, sum(quantity) AS seconds FROM ledger_entries WHERE workspace_id = ? AND cause = 'call_usage' GROUP BY ref_id, category ORDER BY ref_id, category").all(workspaceId) as Charge[],
       sum: (db.prepare("SELECT sum(amount) AS total, count(*) AS n FROM ledger_entries WHERE workspace_id = ?").get(workspaceId) as { total: number; n: number }),
       balance: (db.prepare("SELECT balance FROM wallets WHERE workspace_id = ?").get(workspaceId) as { balance: number }).balance,
       duplicates: db.prepare("SELECT dedupe FROM ledger_entries WHERE dedupe IS NOT NULL GROUP BY workspace_id, dedupe HAVING count(*) > 1").all(),
-      integrity: db.pragma("integrity_check", { simple: true }),
+      integrity: database.integrity(db),
     };
   } finally {
     db.close();
@@ -53,8 +54,8 @@ function readLedger(workspaceId: string) {
 test(
   "SIGKILL while live calls are being settled, restart: each call charged once for what its record shows, nothing for the outage",
   async () => {
-    expect((await runParley(FROM_SOURCE, ["migrate", "--init", "--data-dir", dir])).exitCode).toBe(0);
-    const created = await runParley(FROM_SOURCE, ["user", "create", "--email", "ops@example.test", "--password-stdin", "--operator", "--data-dir", dir], { stdin: "operator password long\n" });
+    expect((await runParley(FROM_SOURCE, ["migrate", "--init", "--data-dir", dir, ...database.args])).exitCode).toBe(0);
+    const created = await runParley(FROM_SOURCE, ["user", "create", "--email", "ops@example.test", "--password-stdin", "--operator", "--data-dir", dir, ...database.args], { stdin: "operator password long\n" });
     expect(created.exitCode).toBe(0);
     let server: ServerProcess = await start();
     let api = new ApiClient(server.url);

@@ -6,30 +6,8 @@ import { appendEntry, walletOf } from "../../src/modules/wallet/ledger.ts";
 import { settleCall } from "../../src/modules/wallet/metering.ts";
 import { endOrphanedCalls } from "../../src/modules/calls/lifecycle.ts";
 import { waitForCall } from "../helpers/call-api.ts";
-import { createKey, registerOperator, registerUser } from "../helpers/fixtures.ts";
-import { ShiftedClock, startTestServer, type TestServer } from "../helpers/server.ts";
-
-const USD = 1_000_000;
-const lines = (rate: number) => ({ inbound: rate, outbound: rate });
-
-/** Prices with the simulated line at `line` per minute and built-in speech at `speech`; everything else free. */
-function prices(line: number, speech = 0) {
-  return {
-    per_minute: { telephony: { simulated: lines(line), sip: lines(0), twilio: lines(0), telnyx: lines(0) }, browser_voice: 0, speech: { builtin: speech, provider: 0 }, llm: { builtin: 0, provider: 0 } },
-    number_monthly: { simulated: 0, sip: 0, twilio: 0, telnyx: 0 },
-  };
-}
-
-async function tenantWithAgent(server: TestServer, credit: number) {
-  const operator = await registerOperator(server);
-  const tenant = await registerUser(server.api, "payer");
-  const key = (await createKey(server.api, tenant.token, "write")).secret;
-  if (credit) await server.api.post(`/v1/admin/workspaces/${tenant.workspaceId}/credit`, { amount: credit, note: "prepaid" }, { token: operator.token });
-  const agent = (await server.api.post("/v1/agents", { name: "Metered", first_message: "Hello, how can I help?" }, { token: key })).body;
-  const number = (await server.api.post("/v1/phone-numbers/buy", { area_code: "415" }, { token: key })).body;
-  await server.api.post(`/v1/phone-numbers/${number.id}/assign`, { agent_id: agent.id }, { token: key });
-  return { operator, tenant, key, agent };
-}
+import { prices, tenantWithAgent, USD } from "../helpers/metering.ts";
+import { ShiftedClock, sqliteOnly, startTestServer } from "../helpers/server.ts";
 
 describe("metered calls", () => {
   test("a call is charged per second of talk time, per category, at the prices in force; the call and the usage show it", async () => {
@@ -133,7 +111,8 @@ describe("metered calls", () => {
     }
   }, 60_000);
 
-  test("a pass the database refuses (another connection holds the write lock) is logged; the call goes on and its every second is charged", async () => {
+  // PostgreSQL has no database-wide write lock: test/postgres/metering-lock.test.ts holds a wallet's row lock instead.
+  sqliteOnly("a pass the database refuses (another connection holds the write lock) is logged; the call goes on and its every second is charged", async () => {
     const server = await startTestServer({ clock: new ShiftedClock(), settings: { settlementSeconds: "1" } });
     try {
       const { operator, key, agent } = await tenantWithAgent(server, 10 * USD);

@@ -64,9 +64,9 @@ describe("the wallet", () => {
       { agent_id: "agent_b", amount: 100_000 },
     ]);
     expect(usage.by_category).toEqual([
-      { category: "telephony.simulated.outbound", amount: 300_000, seconds: 90 },
       { category: "llm.provider", amount: 300_000, seconds: 60 },
-    ].sort((a, b) => b.amount - a.amount || 0));
+      { category: "telephony.simulated.outbound", amount: 300_000, seconds: 90 },
+    ]); // equal amounts by name
     // Another workspace sees none of it.
     expect((await s.server.api.get(`/v1/wallet/usage?from=2026-11-20T00:00:00Z&to=2026-11-22T00:00:00Z`, opts())).body.total).toBe(0);
     s.server.clock.set(Date.now());

@@ -4,18 +4,19 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Database } from "../../src/db/native.ts";
 import { ApiClient } from "../helpers/client.ts";
 import { callingAgent, campaignWithContacts } from "../helpers/campaigns.ts";
 import { createKey, registerUser } from "../helpers/fixtures.ts";
 import { FROM_SOURCE, spawnServer, type ServerProcess } from "../helpers/process.ts";
+import { crashTestDatabase } from "../helpers/crash-database.ts";
 
 const CONTACTS = 60;
 const dir = mkdtempSync(join(tmpdir(), "parley-campaign-crash-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const database = crashTestDatabase(dir);
 
 // Short leases so a killed process's jobs come back within a second or two, not 30 s.
-const start = () => spawnServer(FROM_SOURCE, ["--data-dir", dir, "--job-lease-seconds", "1"], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "100000" } });
+const start = () => spawnServer(FROM_SOURCE, ["--data-dir", dir, ...database.args, "--job-lease-seconds", "1"], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "100000" } });
 
 test(
   "SIGKILL mid-campaign, restart: one call per contact per attempt, and the campaign completes",
@@ -59,13 +60,13 @@ test(
     }
     expect(await server.stop()).toBe(0);
 
-    const db = new Database(join(dir, "parley.db"), { readonly: true });
+    const db = database.open();
     const contacts = db.prepare("SELECT id, phone, status, attempts FROM campaign_contacts WHERE campaign_id = ?").all(id) as { id: number; phone: string; status: string; attempts: number }[];
     const callsPerContact = new Map(
       (db.prepare("SELECT json_extract(metadata, '$.contact_id') AS contact, count(*) AS n FROM calls WHERE campaign_id = ? GROUP BY contact").all(id) as { contact: number; n: number }[]).map((r) => [r.contact, r.n]),
     );
     const live = (db.prepare("SELECT count(*) AS n FROM calls WHERE campaign_id = ? AND status IN ('queued', 'ringing', 'in_progress')").get(id) as { n: number }).n;
-    const integrity = db.pragma("integrity_check", { simple: true });
+    const integrity = database.integrity(db);
     db.close();
 
     expect(kills).toBe(4);

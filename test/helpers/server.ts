@@ -36,8 +36,15 @@ export const sqliteOnly = ON_POSTGRES ? test.skip : test;
  */
 export function testDatabase(settings: RawSettings = {}): RawSettings {
   if (!ON_POSTGRES || settings.databaseUrl !== undefined) return {};
-  return { databaseUrl: freshDatabase() };
+  // A data dir the test names is an instance it restarts: the same data dir, the same database.
+  if (settings.dataDir === undefined) return { databaseUrl: freshDatabase() };
+  const dataDir = String(settings.dataDir);
+  let url = databaseOfDataDir.get(dataDir);
+  if (!url) databaseOfDataDir.set(dataDir, (url = freshDatabase()));
+  return { databaseUrl: url };
 }
+
+const databaseOfDataDir = new Map<string, string>();
 
 /** A context on a temporary data dir without a server or running job runner (for queue-level tests). */
 export function createTestContext(settings: RawSettings = {}, startAt = Date.now()) {

@@ -1,3 +1,4 @@
+import { SQL } from "bun";
 import { Database } from "../../src/db/native.ts";
 import type { Parley } from "../../src/server.ts";
 
@@ -20,5 +21,30 @@ export function lockDatabase(path: string): { release(): void } {
       other.exec("ROLLBACK");
       other.close();
     },
+  };
+}
+
+/**
+ * What holds a write of the server's up, in either database: on SQLite the write lock (holdWriteLock);
+ * on PostgreSQL, which has none, another connection's lock on the row the write needs (`SELECT … FOR
+ * UPDATE`), waited for `busyTimeoutMs` (lock_timeout). The message the refusal logs matches `refusal`.
+ */
+export async function holdRowOrWriteLock(ctx: Pick<Parley, "sqlite" | "dataDir" | "config">, table: string, key: { column: string; value: string }, busyTimeoutMs = 50): Promise<{ release(): Promise<void>; refusal: RegExp }> {
+  if (!ctx.config.databaseUrl) {
+    const lock = holdWriteLock(ctx, busyTimeoutMs);
+    return { release: async () => lock.release(), refusal: /database is locked/ };
+  }
+  ctx.sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  const other = new SQL(ctx.config.databaseUrl);
+  const held = await other.reserve();
+  await held.unsafe("BEGIN");
+  await held.unsafe(`SELECT 1 FROM ${table} WHERE ${key.column} = $1 FOR UPDATE`, [key.value]);
+  return {
+    async release() {
+      await held.unsafe("ROLLBACK");
+      held.release();
+      await other.close();
+    },
+    refusal: /lock timeout/,
   };
 }

@@ -68,7 +68,8 @@ async function connect(request: Extract<Request, { type: "open" }>): Promise<num
   pool = mine;
   const reserved = await mine.reserve();
   // Times are epoch milliseconds in bigint columns; the session's own zone never shows, but keep it UTC.
-  await reserved.unsafe(`SET TIME ZONE 'UTC'; SET statement_timeout = ${Math.floor(request.statementTimeoutMs)}`);
+  // A lock another connection holds is waited for 5 s, as SQLite's busy_timeout waits: then refused (503), not a stalled process.
+  await reserved.unsafe(`SET TIME ZONE 'UTC'; SET statement_timeout = ${Math.floor(request.statementTimeoutMs)}; SET lock_timeout = 5000`);
   const [row] = (await reserved.unsafe("SHOW server_version_num")) as { server_version_num: string }[];
   if (pool !== mine) throw Object.assign(new Error("the connection was replaced while it opened"), { code: "ERR_POSTGRES_CONNECTION_CLOSED" });
   connection = reserved;

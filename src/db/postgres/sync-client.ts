@@ -196,6 +196,12 @@ export class SyncPostgres {
       this.exec("SET CONSTRAINTS ALL DEFERRED");
       return [];
     }
+    // SQLite's wait for another connection's lock is PostgreSQL's lock_timeout (a row or table lock).
+    const busy = /^busy_timeout\s*=\s*(\d+)$/.exec(pragma);
+    if (busy) {
+      this.exec(`SET lock_timeout = ${Number(busy[1])}`);
+      return [];
+    }
     if (pragma === "optimize") {
       this.exec("ANALYZE");
       return [];

@@ -68,7 +68,9 @@ function dispatchOnce(ctx: AppContext, placeCall: PlaceCampaignCall, campaign: C
       .set({ status: "dialing", attempts: sql`${campaignContacts.attempts} + 1`, lastDialedAt: now, nextAttemptAt: null, updatedAt: now })
       .where(and(eq(campaignContacts.id, contact.id), inArray(campaignContacts.status, WAITING)))
       .run().changes;
-    if (!claimed) break; // cannot happen inside this transaction; never spin on it
+    // Another node's dispatcher took it since it was read (PostgreSQL; SQLite's one writer never does): the
+    // next due contact is another, as the taken one is no longer waiting. Stopping here left no look scheduled.
+    if (!claimed) continue;
     try {
       const call = placeCall(
         campaign.workspaceId,

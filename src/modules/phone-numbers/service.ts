@@ -1,4 +1,5 @@
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
+import { isUniqueViolation } from "../../db/unique-violation.ts";
 import type { AppContext } from "../../core/context.ts";
 import { hookPoint } from "../../core/hooks.ts";
 import { phoneNumbers } from "../../db/schema/index.ts";
@@ -66,7 +67,11 @@ function carrierNamed(carriers: CarrierRegistry, workspaceId: string, id: string
 const taken = (ctx: AppContext) => (number: string) => Boolean(ctx.db.select({ id: phoneNumbers.id }).from(phoneNumbers).where(eq(phoneNumbers.number, number)).get());
 
 function refuseTaken(ctx: AppContext, number: string): void {
-  if (taken(ctx)(number)) throw new ApiError("number_unavailable", `${number} is already taken`, { errors: [{ field: "number", message: "is already taken" }] });
+  if (taken(ctx)(number)) throw takenError(number);
+}
+
+function takenError(number: string): ApiError {
+  return new ApiError("number_unavailable", `${number} is already taken`, { errors: [{ field: "number", message: "is already taken" }] });
 }
 
 export async function searchAvailable(ctx: AppContext, carriers: CarrierRegistry, workspaceId: string, query: { area_code?: string; contains?: string; carrier_id?: string; limit?: number }, reach: CarrierReach = "any") {
@@ -84,7 +89,8 @@ function insertNumber(ctx: AppContext, workspaceId: string, number: string, carr
       try {
         ctx.db.insert(phoneNumbers).values(row).run();
       } catch (error) {
-        if (String((error as Error).message).includes("UNIQUE")) refuseTaken(ctx, number);
+        // Taken since it was checked (another request, another node): phone_numbers_number_unique says so.
+        if (isUniqueViolation(error)) throw takenError(number);
         throw error;
       }
       for (const hook of addedHooks.of(ctx)) hook(ctx, row, carrier.kind);

@@ -32,7 +32,7 @@ const entryByDedupe = prepared((db) =>
   db.select().from(ledgerEntries).where(and(eq(ledgerEntries.workspaceId, sql.placeholder("workspaceId")), eq(ledgerEntries.dedupe, sql.placeholder("dedupe")))).prepare(),
 );
 /** The two writes of every entry, as raw better-sqlite3 statements: drizzle's parameter mapping cost a quarter of a settlement. */
-const writes = new WeakMap<AppContext["sqlite"], { insert: Statement<unknown[]>; add: Statement<unknown[]> }>();
+const writes = new WeakMap<AppContext["sqlite"], { insert: Statement<unknown[]>; add: Statement<unknown[]>; addWithin: Statement<unknown[]> }>();
 
 function ledgerWrites(ctx: AppContext) {
   let statements = writes.get(ctx.sqlite);
@@ -42,6 +42,9 @@ function ledgerWrites(ctx: AppContext) {
         "INSERT INTO ledger_entries (id, workspace_id, amount, balance_after, cause, category, ref_type, ref_id, quantity, agent_id, note, created_by, dedupe, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace_id, dedupe) DO NOTHING",
       ),
       add: ctx.sqlite.prepare<unknown[]>("UPDATE wallets SET balance = balance + ?, updated_at = ? WHERE workspace_id = ? RETURNING balance"),
+      // The balance it lands on is checked by the update itself: on PostgreSQL a concurrent debit's row lock
+      // is waited for and the condition read again, where a balance read first could be spent twice.
+      addWithin: ctx.sqlite.prepare<unknown[]>("UPDATE wallets SET balance = balance + ?, updated_at = ? WHERE workspace_id = ? AND balance + ? >= 0 RETURNING balance"),
     };
     writes.set(ctx.sqlite, statements);
   }
@@ -63,15 +66,26 @@ export function walletOf(ctx: AppContext, workspaceId: string): WalletRow {
  * returned with `duplicate: true`.
  */
 export function appendEntry(ctx: AppContext, entry: NewEntry): { entry: LedgerEntryRow; duplicate: boolean } {
+  return appendMoved(ctx, entry, false)!;
+}
+
+/** appendEntry for a debit that may not take the balance below zero: null, and nothing written, when it would. */
+export function appendWithinBalance(ctx: AppContext, entry: NewEntry): { entry: LedgerEntryRow; duplicate: boolean } | null {
+  return appendMoved(ctx, entry, true);
+}
+
+function appendMoved(ctx: AppContext, entry: NewEntry, withinBalance: boolean): { entry: LedgerEntryRow; duplicate: boolean } | null {
   if (!Number.isSafeInteger(entry.amount)) throw new Error(`ledger amounts are whole micro-units, got ${entry.amount}`);
   const write = () => {
     const now = ctx.clock.now();
     // Two statements in the common case: the balance moves (and says where it landed), the entry goes in.
-    const { insert, add } = ledgerWrites(ctx);
-    let moved = add.get(entry.amount, now, entry.workspaceId) as { balance: number } | undefined;
+    const { insert, add, addWithin } = ledgerWrites(ctx);
+    const move = () => (withinBalance ? addWithin.get(entry.amount, now, entry.workspaceId, entry.amount) : add.get(entry.amount, now, entry.workspaceId)) as { balance: number } | undefined;
+    let moved = move();
     if (!moved) {
       walletOf(ctx, entry.workspaceId);
-      moved = add.get(entry.amount, now, entry.workspaceId) as { balance: number };
+      moved = move();
+      if (!moved) return null; // the balance cannot take it
     }
     const row: LedgerEntryRow = {
       id: newTimeOrderedId("led", now),

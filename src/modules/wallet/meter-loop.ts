@@ -41,13 +41,16 @@ export function startMetering(ctx: AppContext, enginesOfCall: EnginesOfCall): { 
     const talkedUntil = new Map(rows.map((call) => [call.id, call.answeredAt === null ? now : call.answeredAt + (live.get(call.id)?.talkMs() ?? now - call.answeredAt)]));
     const charged = new Set<string>();
     const engines = new Map(rows.map((call) => [call.id, enginesOfCall(call)]));
-    // One transaction for the whole pass: hundreds of settlements commit together.
+    // Wallets locked in one order by every process settling them (PostgreSQL), so two passes never deadlock.
+    rows.sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : 0));
+    // One transaction for the whole pass: hundreds of settlements commit together. Each is a savepoint of
+    // its own: one refused (PostgreSQL aborts a transaction at its first error) takes back only itself.
     ctx.sqlite
       .transaction(() => {
         for (const call of rows) {
           if (endingForFunds.has(call.id)) continue; // saying its closing line: no longer charged
           try {
-            if (settleCall(ctx, call, talkedUntil.get(call.id)!, engines.get(call.id)!) > 0) charged.add(call.id);
+            if (ctx.sqlite.transaction(() => settleCall(ctx, call, talkedUntil.get(call.id)!, engines.get(call.id)!))() > 0) charged.add(call.id);
           } catch (error) {
             countRefusal(ctx.metrics, "metering", error);
             ctx.logger[failureLevel(error)]("settling a live call failed", { call_id: call.id, error: (error as Error).message });

@@ -4,7 +4,7 @@ import type { AppContext } from "../../core/context.ts";
 import { ledgerEntries, workspaces } from "../../db/schema/index.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { toIso } from "../../lib/time.ts";
-import { appendEntry, walletOf, type LedgerEntryRow, type WalletRow } from "./ledger.ts";
+import { appendWithinBalance, walletOf, type LedgerEntryRow, type WalletRow } from "./ledger.ts";
 import type { CreditRequest, LedgerEntry, Wallet } from "./models.ts";
 import { paymentJson } from "./payments/json.ts";
 import { operatorPayment } from "./payments/offline.ts";
@@ -69,12 +69,11 @@ export function creditWorkspace(ctx: AppContext, workspaceId: string, body: Stat
         const entry = ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.id, payment.ledgerEntryId!)).get()!;
         return { entry: ledgerEntryJson(entry), wallet: walletJson(ctx, walletOf(ctx, workspaceId)), payment: paymentJson(payment) };
       }
-      const wallet = walletOf(ctx, workspaceId);
-      if (wallet.balance + body.amount < 0) {
-        throw new ApiError("insufficient_funds", `the debit of ${formatMicros(-body.amount)} ${ctx.config.currency} is more than the balance of ${formatMicros(wallet.balance)}`);
+      const debited = appendWithinBalance(ctx, { workspaceId, amount: body.amount, cause: "operator_debit", refType: "workspace", refId: workspaceId, note: body.note, createdBy: operatorUserId });
+      if (!debited) {
+        throw new ApiError("insufficient_funds", `the debit of ${formatMicros(-body.amount)} ${ctx.config.currency} is more than the balance of ${formatMicros(walletOf(ctx, workspaceId).balance)}`);
       }
-      const { entry } = appendEntry(ctx, { workspaceId, amount: body.amount, cause: "operator_debit", refType: "workspace", refId: workspaceId, note: body.note, createdBy: operatorUserId });
-      return { entry: ledgerEntryJson(entry), wallet: walletJson(ctx, walletOf(ctx, workspaceId)), payment: null };
+      return { entry: ledgerEntryJson(debited.entry), wallet: walletJson(ctx, walletOf(ctx, workspaceId)), payment: null };
     })
     .immediate();
 }

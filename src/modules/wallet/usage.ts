@@ -20,14 +20,15 @@ export function walletUsage(ctx: AppContext, workspaceId: string, query: { from?
   const seconds = sql<number>`coalesce(sum(${ledgerEntries.quantity}), 0)`;
   const day = sql<string>`strftime('%Y-%m-%d', ${ledgerEntries.createdAt} / 1000, 'unixepoch')`;
   // Seconds only per category: a call's second is paid once per category (line, speech, LLM).
+  // Equal amounts by name: the database's grouping order is no order (SQLite's and PostgreSQL's differ).
   const byDay = ctx.db.select({ day, amount }).from(ledgerEntries).where(where).groupBy(day).orderBy(day).all();
-  const byAgent = ctx.db.select({ agent_id: ledgerEntries.agentId, amount }).from(ledgerEntries).where(where).groupBy(ledgerEntries.agentId).orderBy(sql`2 desc`).all();
+  const byAgent = ctx.db.select({ agent_id: ledgerEntries.agentId, amount }).from(ledgerEntries).where(where).groupBy(ledgerEntries.agentId).orderBy(sql`2 desc, 1`).all();
   const byCategory = ctx.db
     .select({ category: sql<string>`coalesce(${ledgerEntries.category}, ${ledgerEntries.cause})`, amount, seconds })
     .from(ledgerEntries)
     .where(where)
     .groupBy(sql`1`)
-    .orderBy(sql`2 desc`)
+    .orderBy(sql`2 desc, 1`)
     .all();
   return {
     object: "wallet_usage",

@@ -16,7 +16,9 @@ export function operatorPayment(ctx: AppContext, input: { workspaceId: string; a
       if (!pending) throw notFound("payment");
       if (pending.provider !== "offline" || pending.status !== "pending") throw new ApiError("invalid_state", `payment ${pending.id} is a ${pending.status} ${pending.provider} payment: only a pending offline top-up is settled by the operator`);
       if (input.amount !== pending.creditMicros) throw invalid("amount", `must be the top-up's credit, ${pending.creditMicros} micro-units`);
-      return succeedPayment(ctx, pending.id, { note: input.note }).payment;
+      const settled = succeedPayment(ctx, pending.id, { note: input.note });
+      if (!settled.changed) throw new ApiError("invalid_state", `payment ${pending.id} was settled meanwhile`); // by another node, at the same time
+      return settled.payment;
     }
     const currency = ctx.config.currency;
     const row = insertPayment(ctx, {

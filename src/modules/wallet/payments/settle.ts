@@ -13,7 +13,7 @@ export function succeedPayment(ctx: AppContext, paymentId: string, how: { cause?
   return inTransaction(ctx, () => {
     const payment = paymentForCallback(ctx, paymentId)!;
     if (payment.status === "succeeded") return { payment, changed: false };
-    const { entry } = appendEntry(ctx, {
+    const { entry, duplicate } = appendEntry(ctx, {
       workspaceId: payment.workspaceId,
       amount: payment.creditMicros,
       cause: how.cause ?? "topup",
@@ -23,6 +23,8 @@ export function succeedPayment(ctx: AppContext, paymentId: string, how: { cause?
       createdBy: payment.createdBy,
       dedupe: `payment:${payment.id}`,
     });
+    // Another connection credited it since it was read (PostgreSQL, two nodes given the same webhook): its answer stands.
+    if (duplicate) return { payment: paymentForCallback(ctx, paymentId)!, changed: false };
     const now = ctx.clock.now();
     const done = updatePayment(ctx, payment.id, { status: "succeeded", ledgerEntryId: entry.id, completedAt: now, failureReason: null, checkoutUrl: null });
     publishWorkspaceEvent(ctx, {
