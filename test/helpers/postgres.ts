@@ -45,15 +45,19 @@ export function freePort(): number {
   return port;
 }
 
-export function startPostgres(): PostgresServer {
+/** The tests' durability settings: off, since their databases are thrown away. */
+const THROWAWAY = { fsync: "off", synchronous_commit: "off", full_page_writes: "off" };
+
+/** `settings` override THROWAWAY's (benchmarks ask for fsync on, as a real server runs). */
+export function startPostgres(settings: Record<string, string> = {}): PostgresServer {
   const bin = postgresBinaries();
   const dir = mkdtempSync(join(tmpdir(), "parley-pg-"));
   if (userInfo().uid === 0) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" })), Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" })));
   const dataDir = join(dir, "data");
   run(join(bin, "initdb"), ["-D", dataDir, "-U", "parley", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
   const port = freePort();
-  // fsync off: the tests' databases are thrown away; durability is the server's business, not theirs.
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const serverSettings = Object.entries({ ...THROWAWAY, ...settings }).map(([name, value]) => `-c ${name}=${value}`);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 ${serverSettings.join(" ")} -c max_connections=200`;
   const pgCtl = (action: "start" | "stop") =>
     action === "start" ? run(join(bin, "pg_ctl"), ["-D", dataDir, "-o", options, "-l", join(dir, "log"), "-w", "start"]) : run(join(bin, "pg_ctl"), ["-D", dataDir, "-m", "fast", "-w", "stop"]);
   pgCtl("start");
