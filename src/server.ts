@@ -296,8 +296,7 @@ export function startServer(ctx: Parley): RunningServer {
   const server = app.server!;
   const port = server.port!;
   // Under request load the bookkeeping rows (audit, key use) commit on a thread of their own.
-  // On PostgreSQL the rows are written on the main connection, in the flush (the bridge's thread does the waiting).
-  if (ctx.dialect === "sqlite") ctx.writeBehind.startThread(ctx.dataDir.database);
+  ctx.writeBehind.startThread(ctx.dialect === "postgres" ? ctx.config.databaseUrl : ctx.dataDir.database);
   ctx.publicUrl = publicBaseUrl(ctx.config, port);
   const sweeps = startSystemSweeps(ctx, [
     {

@@ -104,12 +104,16 @@ export function version(): void {
   out(`parley ${VERSION}`);
 }
 
+const ON_POSTGRES_BACKUP =
+  "backup and restore copy an SQLite instance; on PostgreSQL, back the database up with pg_dump and keep the data dir's instance.key and files (README: Running on PostgreSQL)";
+
 /** One archive with the database (online copy: consistent while the server writes), recordings and, when asked, the key. */
 export async function backup(args: ParsedArgs): Promise<void> {
   const target = args.flags.out;
   if (typeof target !== "string" || !target) throw new ConfigError("backup needs --out FILE");
   const path = resolve(target);
   if (existsSync(path)) throw new ConfigError(`${path} already exists; choose a new file`);
+  if (configFrom(args).databaseUrl) throw new ConfigError(ON_POSTGRES_BACKUP);
   const ctx = contextFrom(args);
   try {
     const manifest = await writeBackup(ctx, path, { includeKey: args.flags["include-key"] === true, progress: note });
@@ -130,6 +134,7 @@ export function restore(args: ParsedArgs): void {
   const archive = args.positionals[1];
   if (!archive) throw new ConfigError("restore needs the archive: parley restore FILE --data-dir DIR");
   const config = configFrom(args);
+  if (config.databaseUrl) throw new ConfigError(ON_POSTGRES_BACKUP);
   const manifest = restoreBackup(resolve(archive), config.dataDir, note);
   const rows = Object.values(manifest.tables).reduce((sum, n) => sum + n, 0);
   note(`restore: ${manifest.files.length} files and ${rows} rows checked against the manifest`);

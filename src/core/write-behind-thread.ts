@@ -3,11 +3,13 @@
 // (or held, while the database refuses it: see BatchWriter).
 import type BetterSqlite3 from "better-sqlite3";
 import { Database } from "../db/native.ts";
+import { openPostgres } from "../db/postgres/connect.ts";
 import type { BatchRow } from "./batch-rows.ts";
 import { BatchWriter, type BatchReport } from "./batch-writer.ts";
 
 /** rows: JSON of [statement index, values][] in commit order. */
 export type BatchMessage = { type: "batch"; seq: number; newStatements: string[]; rows: string };
+/** path: SQLite's file, or a postgres:// URL. */
 export type OpenMessage = { type: "open"; path: string; signal: SharedArrayBuffer; busyTimeoutMs: number; heldRowsLimit?: number };
 export type ThreadMessage = OpenMessage | BatchMessage | { type: "close" };
 /** Sent back when rows are lost, held through a refusal, or written after one. */
@@ -30,9 +32,14 @@ const reply = (report: ThreadReply) => self.postMessage(report);
 self.onmessage = ({ data }: MessageEvent<ThreadMessage>) => {
   if (data.type === "open") {
     signal = new Int32Array(data.signal);
-    db = new Database(data.path);
-    db.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
-    db.pragma("synchronous = NORMAL");
+    if (/^postgres(ql)?:\/\//.test(data.path)) {
+      // Its own connection, through the same synchronous client: this thread may wait, the event loop does not.
+      db = openPostgres(data.path).db as unknown as BetterSqlite3.Database;
+    } else {
+      db = new Database(data.path);
+      db.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
+      db.pragma("synchronous = NORMAL");
+    }
     writer = new BatchWriter(db, reply, { heldRowsLimit: data.heldRowsLimit, onHeld: (rows) => Atomics.store(signal!, 2, rows) });
   } else if (data.type === "batch") {
     writer!.statements.add(data.newStatements);

@@ -77,10 +77,11 @@ export class WriteBehind {
   }
 
   /** Moves the commits to a writer thread with its own connection to `databasePath`. */
-  startThread(databasePath: string, busyTimeoutMs = THREAD_BUSY_TIMEOUT_MS): void {
+  /** `database`: SQLite's file, or a PostgreSQL URL (the thread then opens its own connection there). */
+  startThread(database: string, busyTimeoutMs = THREAD_BUSY_TIMEOUT_MS): void {
     if (this.thread) return;
     this.flush();
-    this.thread = new WriterThread(databasePath, (report) => this.report(report), this.logger, { busyTimeoutMs, heldRowsLimit: this.heldRowsLimit });
+    this.thread = new WriterThread(database, (report) => this.report(report), this.logger, { busyTimeoutMs, heldRowsLimit: this.heldRowsLimit });
   }
 
   /** Queues one row for a statement (SQL whose values are `?`); rows commit in the order they were added (a row the database rejects costs only itself). */
@@ -165,7 +166,7 @@ class WriterThread {
   private statementsSent = 0;
   alive = true;
 
-  constructor(databasePath: string, report: (report: ThreadReply) => void, private logger: Logger, options: { busyTimeoutMs: number; heldRowsLimit: number }) {
+  constructor(database: string, report: (report: ThreadReply) => void, private logger: Logger, options: { busyTimeoutMs: number; heldRowsLimit: number }) {
     // Listed as an entrypoint of the executable in scripts/build.ts, so this URL resolves inside it too.
     this.worker = new Worker(new URL("./write-behind-thread.ts", import.meta.url));
     this.worker.unref?.();
@@ -174,7 +175,7 @@ class WriterThread {
       this.alive = false;
       this.logger.error("write-behind thread failed; writing on the main connection from now on", { error: event.message });
     };
-    this.post({ type: "open", path: databasePath, signal: this.signal.buffer as SharedArrayBuffer, ...options });
+    this.post({ type: "open", path: database, signal: this.signal.buffer as SharedArrayBuffer, ...options });
   }
 
   send(statementTexts: string[], rows: BatchRow[]): void {

@@ -3,7 +3,7 @@
 // test process. Each test gets a database of its own. No mock stands in for it: the suite fails, not
 // skips, where the binaries are missing (.ci/run installs them).
 import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 
@@ -83,12 +83,10 @@ export function startPostgres(settings: Record<string, string> = {}): PostgresSe
       running = true;
     },
   };
-  process.once("exit", () => {
-    try {
-      server.stop();
-    } catch {}
-    rmSync(dir, { recursive: true, force: true });
-  });
+  // The server outlives a test process that is killed or exits without hooks (bun test runs none at
+  // exit): a watcher stops it and removes its directory once this process is gone, however it ended.
+  const watcher = Bun.spawn(["sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${asServerUser(join(bin, "pg_ctl"), ["-D", dataDir, "-m", "immediate", "-w", "stop"]).flat().join(" ")} >/dev/null 2>&1; rm -rf ${dir}`], { stdio: ["ignore", "ignore", "ignore"] });
+  watcher.unref();
   return server;
 }
 

@@ -68,3 +68,13 @@ test("two processes migrating one database at once: one applies, the other finds
   const pg = sharedPostgres();
   expect(pg.sql("SELECT count(*) FROM __drizzle_migrations", new URL(url).pathname.slice(1))).toBe("1");
 });
+
+test("backup and restore, which copy SQLite files, refuse on PostgreSQL and name pg_dump", async () => {
+  const url = `postgres://parley@127.0.0.1:${sharedPostgres().port}/postgres`;
+  for (const args of [["backup", "--out", join(root, "b.tar")], ["restore", join(root, "b.tar")]]) {
+    const result = await runParley(FROM_SOURCE, [...args, "--data-dir", join(root, `r${++dirs}`), "--database-url", url]);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr.trim()).toMatch(/^parley: error: backup and restore copy an SQLite instance; on PostgreSQL, back the database up with pg_dump/);
+    expect(existsSync(join(root, "b.tar"))).toBe(false);
+  }
+});

@@ -29,9 +29,13 @@ export interface DatabaseHealth {
 
 type Params = unknown[];
 
-/** Values as better-sqlite3 binds them; `undefined` (never bound by SQLite) travels as NULL. */
-function bindable(params: Params): Params {
-  for (let i = 0; i < params.length; i++) if (params[i] === undefined) params[i] = null;
+/** Values as better-sqlite3 binds them (spread, or one array of them); `undefined` travels as NULL. */
+function bindable(given: Params): Params {
+  const params = given.length === 1 && Array.isArray(given[0]) ? [...(given[0] as unknown[])] : given;
+  for (let i = 0; i < params.length; i++) {
+    if (params[i] === undefined) params[i] = null;
+    else if (typeof params[i] === "object" && params[i] !== null && !(params[i] instanceof Uint8Array)) throw new TypeError("named parameters are not supported on PostgreSQL: bind by position");
+  }
   return params;
 }
 
