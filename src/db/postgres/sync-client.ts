@@ -4,7 +4,7 @@
 // transaction stays one synchronous stretch of code: nothing else on this thread runs between its
 // statements, which is what the code was written against. Locks across processes (other nodes, the
 // write-behind's connection) are the database's: row locks, constraints, advisory locks.
-import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { DatabaseUnavailableError, PostgresError } from "./errors.ts";
 import type { Reply, Request, ResultMode, TlsChoice } from "./protocol.ts";
 import { translate } from "./translate.ts";
@@ -28,6 +28,9 @@ export interface DatabaseHealth {
 }
 
 type Params = unknown[];
+
+// Required when a connection opens, not imported: SQLite mode never loads node:worker_threads (see db/postgres-client.ts).
+const threads = () => require("node:worker_threads") as typeof import("node:worker_threads");
 
 /** Values as better-sqlite3 binds them (spread, or one array of them); `undefined` travels as NULL. */
 function bindable(given: Params): Params {
@@ -100,9 +103,11 @@ export class SyncPostgres {
   private down: { reason: string; since: number; retryAt: number } | null = null;
   private readonly waitMs: number;
   private readonly retryIntervalMs: number;
+  private readonly receive = threads().receiveMessageOnPort;
 
   constructor(options: SyncPostgresOptions) {
     this.name = redactUrl(options.url);
+    const { MessageChannel, Worker } = threads();
     const { port1, port2 } = new MessageChannel();
     this.port = port1 as unknown as MessagePort;
     this.worker = new Worker(new URL("./postgres-thread.ts", import.meta.url), { workerData: { port: port2, signal: this.signal }, transferList: [port2] as never });
@@ -202,8 +207,8 @@ export class SyncPostgres {
     this.port.postMessage(request);
     const deadline = Date.now() + this.waitMs;
     for (;;) {
-      let message = receiveMessageOnPort(this.port as never) as { message: Reply } | undefined;
-      while (message && message.message.id !== id) message = receiveMessageOnPort(this.port as never) as { message: Reply } | undefined; // a reply we gave up on
+      let message = this.receive(this.port as never) as { message: Reply } | undefined;
+      while (message && message.message.id !== id) message = this.receive(this.port as never) as { message: Reply } | undefined; // a reply we gave up on
       if (message) return this.settle(message.message, statement);
       const left = deadline - Date.now();
       if (left <= 0) return this.settle({ id, ok: false, error: { message: `no answer within ${this.waitMs} ms`, code: "ERR_POSTGRES_CONNECTION_TIMEOUT", lost: true } }, statement);
