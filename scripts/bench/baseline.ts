@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const ROOT = join(import.meta.dir, "..", "..");
+export const ROOT = join(import.meta.dir, "..", "..");
 
 export interface BaselineRun {
   /** A commit (or anything git rev-parse takes). */
@@ -24,29 +24,41 @@ export interface BaselineResult {
   current: number[];
 }
 
-export async function againstBaseline(run: BaselineRun): Promise<BaselineResult> {
+/** Checks `revision` out in a temporary worktree (with this checkout's node_modules) for the length of `use`. */
+export async function withCheckout<T>(revision: string, use: (dir: string) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "parley-baseline-"));
   const git = (...args: string[]) => {
     const result = Bun.spawnSync(["git", ...args], { cwd: ROOT, stderr: "pipe" });
     if (result.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr.toString().trim()}`);
   };
-  git("worktree", "add", "--detach", "--force", dir, run.revision);
+  git("worktree", "add", "--detach", "--force", dir, revision);
   try {
     symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+    return await use(dir);
+  } finally {
+    git("worktree", "remove", "--force", dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs `script` (relative to a checkout's root) there with `args` and returns its standard output. */
+export async function runScript(root: string, script: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+  const proc = Bun.spawn([process.execPath, join(root, script), ...args], { cwd: root, stdout: "pipe", stderr: "inherit", env: { ...process.env, ...env } });
+  const output = await new Response(proc.stdout).text();
+  if ((await proc.exited) !== 0) throw new Error(`${script} in ${root} failed:\n${output.slice(-2000)}`);
+  return output;
+}
+
+export async function againstBaseline(run: BaselineRun): Promise<BaselineResult> {
+  return withCheckout(run.revision, async (dir) => {
     const result: BaselineResult = { baseline: [], current: [] };
     for (let round = 1; round <= run.rounds; round++) {
       for (const [side, root] of [["baseline", dir], ["current", ROOT]] as const) {
-        const proc = Bun.spawn([process.execPath, join(root, run.script), ...run.args], { cwd: root, stdout: "pipe", stderr: "inherit" });
-        const output = await new Response(proc.stdout).text();
-        if ((await proc.exited) !== 0) throw new Error(`${side} run of ${run.script} failed:\n${output}`);
-        const value = run.figure(output);
+        const value = run.figure(await runScript(root, run.script, run.args));
         result[side].push(value);
         console.log(`round ${round}/${run.rounds} ${side.padEnd(8)} ${value}`);
       }
     }
     return result;
-  } finally {
-    git("worktree", "remove", "--force", dir);
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

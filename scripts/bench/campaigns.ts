@@ -7,6 +7,7 @@
 //     one configured, and the gap between consecutive dials against the configured interval.
 // Server and client share this process (as in the webhooks bench): memory figures include the CSV text.
 // Usage: bun scripts/bench/campaigns.ts [--rows 100000] [--runs 3] [--rates 600,1200] [--seconds 25]
+//        [--database-url postgres://…]: on PostgreSQL (modes.ts runs both modes side by side)
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { closeParley, createParley, startServer } from "../../src/server.ts";
 import { tmpdir } from "node:os";
@@ -14,6 +15,7 @@ import { join } from "node:path";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 import { buildConfig } from "../../src/config/config.ts";
 import { createLogger } from "../../src/core/logger.ts";
+import { databaseMiB, databaseSettings } from "./database-mode.ts";
 
 const args = Object.fromEntries(process.argv.slice(2).join(" ").split("--").filter(Boolean).map((a) => a.trim().split(/\s+/)));
 const ROWS = Number(args.rows ?? 100_000);
@@ -31,6 +33,7 @@ const config = buildConfig({
   logLevel: "error",
   rateLimitPerMinute: "100000000",
   publicRateLimitPerMinute: "100000000",
+  ...databaseSettings(args),
 });
 const ctx = createParley({ config, logger: createLogger("error") });
 const server = startServer(ctx);
@@ -156,11 +159,7 @@ for (let run = 1; run <= RUNS; run++) {
   ingest.push({ ms, accepted: summary.accepted, rssBefore: before.rss, rssAfter: after.rss, peak: after.peak, rssAfterGc: settled.rss });
   console.log(`  run ${run}: ${f(ms / 1000)} s, ${summary.accepted} accepted, RSS ${f(before.rss)} → ${f(after.rss)} MiB (peak ${f(after.peak)}, after GC ${f(settled.rss)} MiB)`);
 }
-const dbMiB = () => {
-  const row = ctx.sqlite.prepare("SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()").get() as { bytes: number };
-  return row.bytes / 1024 / 1024;
-};
-const ingestDbMiB = dbMiB();
+const ingestDbMiB = databaseMiB(ctx);
 
 // ---------------------------------------------------------------- 2. pacing
 
@@ -223,7 +222,7 @@ cleanup();
 // ---------------------------------------------------------------- summary
 
 const ingestMs = median(ingest.map((r) => r.ms));
-console.log(`\n== campaigns on ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, server and client in one process`);
+console.log(`\n== campaigns on ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, server and client in one process; mode: ${ctx.dialect}`);
 console.log(`\n1. ingest: ${ROWS.toLocaleString("en-US")} rows, ${f(fileMiB)} MiB of text/csv (built in ${f(ingestFile.buildMs / 1000)} s), median of ${RUNS} fresh campaigns`);
 console.log("   run     wall s     rows/s   RSS before → after MiB   peak MiB   after GC MiB");
 for (const [k, run] of ingest.entries()) {

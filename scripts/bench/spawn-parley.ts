@@ -2,8 +2,10 @@
 import type { Subprocess } from "bun";
 import { join } from "node:path";
 
-export async function spawnParley(dataDir: string, env: Record<string, string> = {}): Promise<{ process: Subprocess; url: string }> {
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "src", "main.ts"), "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir], {
+/** `root`: the checkout whose source runs (another commit's, for an A/B); `args`: more flags for serve. */
+export async function spawnParley(dataDir: string, env: Record<string, string> = {}, options: { root?: string; args?: string[] } = {}): Promise<{ process: Subprocess; url: string }> {
+  const main = join(options.root ?? join(import.meta.dir, "..", ".."), "src", "main.ts");
+  const child = Bun.spawn([process.execPath, main, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])], {
     env: { ...process.env, ...env },
     stdout: "ignore",
     stderr: "pipe",

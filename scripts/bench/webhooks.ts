@@ -2,7 +2,8 @@
 // latency at a steady rate, and the server's memory with 50,000 events queued for an endpoint that is down.
 // Usage: bun scripts/bench/webhooks.ts [--burst 20000] [--rate 500] [--seconds 10] [--backlog 50000]
 //        [--baseline <commit> [--rounds 3]]: the burst figure of that commit's code and of this one, alternating
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+//        [--database-url postgres://…]: on PostgreSQL (modes.ts runs both modes side by side)
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { closeParley, createParley, startServer } from "../../src/server.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,7 @@ import { createUser } from "../../src/modules/auth/service.ts";
 import { createEndpoint } from "../../src/modules/webhooks/service.ts";
 import { publishWorkspaceEvent } from "../../src/webhooks/outbox.ts";
 import { againstBaseline } from "./baseline.ts";
+import { databaseMiB, databaseSettings } from "./database-mode.ts";
 import { median } from "./stats.ts";
 
 const args = Object.fromEntries(process.argv.slice(2).join(" ").split("--").filter(Boolean).map((a) => a.trim().split(/\s+/)));
@@ -41,7 +43,7 @@ process.on("SIGINT", () => (cleanup(), process.exit(130)));
 const receiverPort = await firstLine(receiverProcess.stdout);
 const receiverUrl = `http://127.0.0.1:${receiverPort}`;
 
-const config = buildConfig({ host: "127.0.0.1", port: "0", dataDir, allowPrivateUrls: "true", logLevel: "error" });
+const config = buildConfig({ host: "127.0.0.1", port: "0", dataDir, allowPrivateUrls: "true", logLevel: "error", ...databaseSettings(args) });
 const ctx = createParley({ config, logger: createLogger("error") });
 const server = startServer(ctx);
 const { workspace } = createUser(ctx, { email: "bench@example.test", passwordHash: "unused", name: "Bench" });
@@ -102,14 +104,14 @@ await Bun.sleep(5000); // the breaker opens, deliveries settle into waiting
 Bun.gc(true);
 const rssAfter = rssMiB();
 const pending = (ctx.sqlite.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending'").get() as { n: number }).n;
-const dbMiB = (statSync(join(dataDir, "parley.db")).size + walSize()) / 1024 / 1024;
+const dbMiB = databaseMiB(ctx);
 
 await server.stop();
 closeParley(ctx);
 cleanup();
 
 const f = (n: number) => n.toFixed(n < 10 ? 2 : 1);
-console.log(`\n== webhooks on ${navigator.hardwareConcurrency} cores, receiver in its own process, bun ${Bun.version}`);
+console.log(`\n== webhooks on ${navigator.hardwareConcurrency} cores, receiver in its own process, bun ${Bun.version}; mode: ${ctx.dialect}`);
 console.log(`burst     ${BURST} events: enqueued in ${f(enqueueMs)} ms (${Math.round(BURST / (enqueueMs / 1000))}/s), all delivered in ${f(burstMs / 1000)} s → ${Math.round(BURST / (burstMs / 1000))} deliveries/s`);
 console.log(`          enqueue→delivery p50 ${f(burst.latencies.p50)} ms, p99 ${f(burst.latencies.p99)} ms (queueing included)`);
 console.log(`steady    ${RATE}/s for ${SECONDS} s: enqueue→delivery p50 ${f(steady.latencies.p50)} ms, p99 ${f(steady.latencies.p99)} ms, max ${f(steady.latencies.max)} ms`);
@@ -119,14 +121,6 @@ console.log(`          server RSS ${f(rssBefore)} → ${f(rssAfter)} MiB; databa
 function rssMiB(): number {
   const line = readFileSync("/proc/self/status", "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!;
   return Number(line.split(/\s+/)[1]) / 1024;
-}
-
-function walSize(): number {
-  try {
-    return statSync(join(dataDir, "parley.db-wal")).size;
-  } catch {
-    return 0;
-  }
 }
 
 async function firstLine(stream: ReadableStream<Uint8Array>): Promise<number> {

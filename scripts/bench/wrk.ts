@@ -17,6 +17,9 @@ export interface WrkRun {
    * arrive together ever after: a burst wrk made, measured as the server's tail.
    */
   ratePerSecond?: number;
+  /** A write instead of a GET: the same body on every request. */
+  method?: "POST" | "PUT" | "PATCH";
+  body?: string;
 }
 
 export interface WrkResult {
@@ -85,10 +88,12 @@ export async function runWrk(run: WrkRun): Promise<WrkResult> {
   try {
     const args = ["wrk", `-t${run.threads ?? 2}`, `-c${run.connections ?? 50}`, `-d${run.seconds}s`, "--latency"];
     for (const [name, value] of Object.entries(run.headers ?? {})) args.push("-H", `${name}: ${value}`);
-    if (run.ratePerSecond !== undefined) {
-      const script = join(dir, "pace.lua");
-      const threads = run.threads ?? 2;
-      writeFileSync(script, `local GAP_MS = ${(threads * 1000) / run.ratePerSecond}\n${POISSON_PACING}`);
+    const lua: string[] = [];
+    if (run.method) lua.push(`wrk.method = "${run.method}"`, `wrk.body = ${JSON.stringify(run.body ?? "")}`);
+    if (run.ratePerSecond !== undefined) lua.push(`local GAP_MS = ${((run.threads ?? 2) * 1000) / run.ratePerSecond}`, POISSON_PACING);
+    if (lua.length) {
+      const script = join(dir, "request.lua");
+      writeFileSync(script, lua.join("\n"));
       args.push("-s", script);
     }
     const before = cpuTicks();

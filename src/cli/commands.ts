@@ -1,5 +1,5 @@
-import { openPostgres } from "../db/postgres/connect.ts";
 import { existsSync, rmSync } from "node:fs";
+import { postgresClient } from "../db/postgres-client.ts";
 import { closeParley, createParley, type Parley, startServer } from "../server.ts";
 import { resolve } from "node:path";
 import type { ParsedArgs } from "./args.ts";
@@ -47,7 +47,7 @@ export async function serve(args: ParsedArgs): Promise<void> {
   assertCanListen(config.host, config.port);
   if (config.metricsAddress) assertCanListen(config.metricsAddress.host, config.metricsAddress.port, "metrics listener: ");
   // A PostgreSQL server that cannot be reached, or is unfit, is said before the data dir is made.
-  if (config.databaseUrl) openPostgres(config.databaseUrl).db.close();
+  if (config.databaseUrl) postgresClient().openPostgres(config.databaseUrl).db.close();
   // Before the database is even opened: a second serve must not migrate or sweep a live instance's data.
   const lock = lockDataDir(config.dataDir);
   let ctx: Parley;

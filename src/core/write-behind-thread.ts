@@ -2,8 +2,8 @@
 // one transaction per batch, and the batch's number stored in shared memory once it is committed
 // (or held, while the database refuses it: see BatchWriter).
 import type BetterSqlite3 from "better-sqlite3";
+import { postgresClient } from "../db/postgres-client.ts";
 import { Database } from "../db/native.ts";
-import { openPostgres } from "../db/postgres/connect.ts";
 import type { BatchRow } from "./batch-rows.ts";
 import { BatchWriter, type BatchReport } from "./batch-writer.ts";
 
@@ -34,7 +34,7 @@ self.onmessage = ({ data }: MessageEvent<ThreadMessage>) => {
     signal = new Int32Array(data.signal);
     if (/^postgres(ql)?:\/\//.test(data.path)) {
       // Its own connection, through the same synchronous client: this thread may wait, the event loop does not.
-      db = openPostgres(data.path).db as unknown as BetterSqlite3.Database;
+      db = postgresClient().openPostgres(data.path).db as unknown as BetterSqlite3.Database;
     } else {
       db = new Database(data.path);
       db.pragma(`busy_timeout = ${data.busyTimeoutMs}`);

@@ -5,7 +5,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import * as schema from "./schema/index.ts";
 import { Database, sqliteVecPath } from "./native.ts";
 import { Lru } from "../lib/lru.ts";
-import { openPostgres } from "./postgres/connect.ts";
+import { postgresClient } from "./postgres-client.ts";
 
 export type Sqlite = BetterSqlite3.Database;
 export type Dialect = "sqlite" | "postgres";
@@ -38,7 +38,7 @@ export function openDatabase(path: string, cacheDir: string): { sqlite: Sqlite; 
  * statement text is translated once per distinct SQL (db/postgres/translate.ts).
  */
 export function openPostgresDatabase(url: string): { sqlite: Sqlite; db: Db } {
-  const { db: postgres } = openPostgres(url);
+  const { db: postgres } = postgresClient().openPostgres(url);
   const sqlite = postgres as unknown as Sqlite;
   const db = drizzle(withStatementCache(sqlite), { schema });
   POSTGRES_HANDLES.add(db);

@@ -48,7 +48,12 @@ export function freePort(): number {
 export interface PostgresOptions {
   /** TLS with this certificate and key (PEM files); `only`: connections without TLS are refused (hostssl). */
   tls?: { cert: string; key: string; only?: boolean };
+  /** Server settings over THROWAWAY's (benchmarks ask for fsync on, as a real server runs). */
+  settings?: Record<string, string>;
 }
+
+/** The tests' durability settings: off, since their databases are thrown away. */
+const THROWAWAY = { fsync: "off", synchronous_commit: "off", full_page_writes: "off" };
 
 /** As root, the server's own files must belong to the `postgres` user. */
 function ownedByServer(path: string): void {
@@ -62,8 +67,8 @@ export function startPostgres(serverOptions: PostgresOptions = {}): PostgresServ
   const dataDir = join(dir, "data");
   run(join(bin, "initdb"), ["-D", dataDir, "-U", "parley", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
   const port = freePort();
-  // fsync off: the tests' databases are thrown away; durability is the server's business, not theirs.
-  let options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const serverSettings = Object.entries({ ...THROWAWAY, ...serverOptions.settings }).map(([name, value]) => `-c ${name}=${value}`);
+  let options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 ${serverSettings.join(" ")} -c max_connections=200`;
   const { tls } = serverOptions;
   if (tls) {
     // The server reads its key only when the key is private to it.

@@ -4,7 +4,7 @@
 // transaction stays one synchronous stretch of code: nothing else on this thread runs between its
 // statements, which is what the code was written against. Locks across processes (other nodes, the
 // write-behind's connection) are the database's: row locks, constraints, advisory locks.
-import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { DatabaseUnavailableError, PostgresError } from "./errors.ts";
 import { CONNECTED, REPLIES, type Reply, type Request, type ResultMode, type TlsChoice } from "./protocol.ts";
 import { translate } from "./translate.ts";
@@ -28,6 +28,9 @@ export interface DatabaseHealth {
 }
 
 type Params = unknown[];
+
+// Required when a connection opens, not imported: SQLite mode never loads node:worker_threads (see db/postgres-client.ts).
+const threads = () => require("node:worker_threads") as typeof import("node:worker_threads");
 
 /** Values as better-sqlite3 binds them (spread, or one array of them); `undefined` travels as NULL. */
 function bindable(given: Params): Params {
@@ -117,9 +120,11 @@ export class SyncPostgres {
   private lastConnection = 0;
   private readonly waitMs: number;
   private readonly retryIntervalMs: number;
+  private readonly receiveMessageOnPort = threads().receiveMessageOnPort;
 
   constructor(options: SyncPostgresOptions) {
     this.name = redactUrl(options.url);
+    const { MessageChannel, Worker } = threads();
     const { port1, port2 } = new MessageChannel();
     this.port = port1 as unknown as MessagePort;
     this.worker = new Worker(new URL("./postgres-thread.ts", import.meta.url), { workerData: { port: port2, signal: this.signal }, transferList: [port2] as never });
@@ -253,7 +258,7 @@ export class SyncPostgres {
 
   /** The next message from the thread; a notice (a failed attempt to connect again) updates why it is down. */
   private receive(): Reply | undefined {
-    const received = receiveMessageOnPort(this.port as never) as { message: Reply } | undefined;
+    const received = this.receiveMessageOnPort(this.port as never) as { message: Reply } | undefined;
     const message = received?.message;
     if (message && "notice" in message && this.down) this.down.reason = message.error.message;
     return message;
