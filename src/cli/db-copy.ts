@@ -10,8 +10,7 @@ import { lockDataDir } from "../config/serve-lock.ts";
 import type { Sqlite } from "../db/connection.ts";
 import { copyToPostgres } from "../db/copy-to-postgres.ts";
 import { Database } from "../db/native.ts";
-import { openPostgres } from "../db/postgres/connect.ts";
-import { redactUrl } from "../db/postgres/sync-client.ts";
+import { postgresClient } from "../db/postgres-client.ts";
 import { parseDatabaseUrl } from "../db/postgres/url.ts";
 import { indexCopiedChunks } from "../knowledge/postgres-store.ts";
 import type { ParsedArgs } from "./args.ts";
@@ -45,7 +44,7 @@ export function dbCopy(args: ParsedArgs): void {
     const source = new Database(layout.database, { fileMustExist: true });
     try {
       source.pragma("query_only = ON");
-      const { db: target } = asTo(() => openPostgres(to, { statementTimeoutMs: COPY_STATEMENT_TIMEOUT_MS }));
+      const { db: target } = asTo(() => postgresClient().openPostgres(to, { statementTimeoutMs: COPY_STATEMENT_TIMEOUT_MS }));
       try {
         // SQLite's FTS5 and vec0 tables are its own: PostgreSQL's search rows are made from the copied chunks, in the same transaction.
         let indexed = 0;
@@ -54,7 +53,7 @@ export function dbCopy(args: ParsedArgs): void {
         note(`db copy: knowledge search: words and vector codes of ${indexed} chunks indexed for PostgreSQL (SQLite's FTS5 and vec0 tables are not copied)`);
         if (!existsSync(layout.secretFile)) note(`db copy: ${layout.root} has no instance.key: stored provider and carrier credentials cannot be read without the key they were sealed with`);
         note(`db copy: recordings and other files stay in ${layout.root}, and so does instance.key, which opens the copied credentials`);
-        process.stdout.write(`copied ${report.tables.length} tables, ${rows} rows into ${redactUrl(parseDatabaseUrl(to).url)} (row counts checked); start it with parley serve --data-dir ${layout.root} --database-url <the --to URL>\n`);
+        process.stdout.write(`copied ${report.tables.length} tables, ${rows} rows into ${postgresClient().redactUrl(parseDatabaseUrl(to).url)} (row counts checked); start it with parley serve --data-dir ${layout.root} --database-url <the --to URL>\n`);
       } finally {
         target.close();
       }

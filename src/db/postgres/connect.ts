@@ -3,6 +3,8 @@
 import { ConfigError } from "../../config/errors.ts";
 import { DatabaseUnavailableError, PostgresError } from "./errors.ts";
 import { SyncPostgres } from "./sync-client.ts";
+
+export { redactUrl } from "./sync-client.ts";
 import { parseDatabaseUrl, type DatabaseUrl } from "./url.ts";
 import { TLS_FAILURE } from "./protocol.ts";
 
