@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { median } from "./stats.ts";
 import { runWrk, wrkAvailable, type WrkResult } from "./wrk.ts";
+import { freePort } from "../../test/helpers/postgres.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const BINARY = join(ROOT, "dist", "parley");
@@ -126,13 +127,6 @@ function parseOptions(): Options {
     connections: Math.round(positive("connections", values.connections)),
     seconds: positive("duration", values.duration),
   };
-}
-
-function freePort(): number {
-  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
 }
 
 function freshDir(name: string): string {
