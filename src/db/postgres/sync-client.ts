@@ -7,7 +7,10 @@
 import type { Worker } from "node:worker_threads";
 import { DatabaseUnavailableError, PostgresError } from "./errors.ts";
 import { CONNECTED, REPLIES, type Reply, type Request, type ResultMode, type TlsChoice } from "./protocol.ts";
+import { Lru } from "../../lib/lru.ts";
 import { translate } from "./translate.ts";
+
+const TRANSLATIONS_KEPT = 1000;
 
 export interface SyncPostgresOptions {
   url: string;
@@ -111,6 +114,8 @@ export class SyncPostgres {
   private readonly port: MessagePort;
   private readonly signal = new Int32Array(new SharedArrayBuffer(8));
   private nextId = 1;
+  /** Statement texts come back on every request (raw prepare() calls are not cached above): translate each once. */
+  private readonly translations = new Lru<string, string>(TRANSLATIONS_KEPT);
   private depth = 0;
   private down: { reason: string; since: number } | null = null;
   /** The connection was lost inside the current transaction: the server rolled it back, so nothing more of it may run. */
@@ -146,12 +151,12 @@ export class SyncPostgres {
   }
 
   prepare(source: string): PostgresStatement {
-    return new PostgresStatement(this, source, translate(source));
+    return new PostgresStatement(this, source, this.translations.get(source, translate));
   }
 
   /** Statements without parameters, several allowed (the simple query protocol). */
   exec(source: string): this {
-    const text = translate(source);
+    const text = this.translations.get(source, translate);
     this.statement(text, [], "count", true, resendable(text), source);
     return this;
   }
