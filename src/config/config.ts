@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { parseCidr, type Cidr } from "../lib/ip.ts";
 import { parseDatabaseUrl } from "../db/postgres/url.ts";
@@ -76,11 +77,12 @@ export function buildConfig(settings: RawSettings): Config {
   if (metricsAddress && metricsAddress.port !== 0 && metricsAddress.port === v.port) throw new ConfigError(`--metrics-listen ${v.metricsListen} is on the API's port: metrics need a port of their own, off the public one`);
   if (v.metricsToken && !metricsAddress) throw new ConfigError("--metrics-token needs --metrics-listen (the metrics are only served there)");
   if (v.metricsToken && !/^[\x21-\x7e]{16,}$/.test(v.metricsToken)) throw new ConfigError("--metrics-token must be at least 16 printable characters without spaces");
-  for (const key of ["publicUrl", "dashboardUrl"] as const) {
+  if (v.nodeName && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(v.nodeName)) throw new ConfigError(`--node-name must be 1-63 letters, digits, dots, dashes or underscores, got "${v.nodeName}"`);
+  for (const key of ["publicUrl", "dashboardUrl", "nodeUrl"] as const) {
     if (v[key] && !/^https?:\/\/[^/]+/.test(v[key])) throw new ConfigError(`${flagOf(key)} must be an absolute http(s) URL`);
     v[key] = v[key].replace(/\/+$/, "");
   }
-  return { ...v, dataDir: resolve(v.dataDir), trustedProxies, metricsAddress, jsonBodyLimitBytes: 1024 * 1024, webhookTimeoutMs: 10_000, checkResponses: false };
+  return { ...v, dataDir: resolve(v.dataDir), filesDir: v.filesDir ? resolve(v.filesDir) : "", nodeName: v.nodeName || hostname(), trustedProxies, metricsAddress, jsonBodyLimitBytes: 1024 * 1024, webhookTimeoutMs: 10_000, checkResponses: false };
 }
 
 /** An IPv4 or IPv6 address, or a DNS name (a dotted quad must be a real IPv4 address: 999.1.1.1 is not). */

@@ -43,6 +43,9 @@ export interface ConfigValues {
   metricsListen: string;
   databaseUrl: string;
   metricsToken: string;
+  nodeUrl: string;
+  nodeName: string;
+  filesDir: string;
 }
 
 export const OPTIONS: OptionSpec[] = [
@@ -77,5 +80,8 @@ export const OPTIONS: OptionSpec[] = [
   { key: "databaseUrl", flag: "database-url", env: "PARLEY_DATABASE_URL", type: "string", default: "", help: "postgres://user:password@host:5432/db?sslmode=… puts the data on PostgreSQL 15+ (README: Running on PostgreSQL); unset: SQLite in the data dir" },
   { key: "metricsListen", flag: "metrics-listen", env: "PARLEY_METRICS_LISTEN", type: "string", default: "", help: "HOST:PORT of a separate listener serving GET /metrics to Prometheus (e.g. 127.0.0.1:9464); unset: no metrics listener" },
   { key: "metricsToken", flag: "metrics-token", env: "PARLEY_METRICS_TOKEN", type: "string", default: "", help: "bearer token the metrics listener requires (Authorization: Bearer …); unset: none, so keep the listener on a private address" },
+  { key: "nodeUrl", flag: "node-url", env: "PARLEY_NODE_URL", type: "string", default: "", help: "where the other nodes of a cluster (and carriers' media streams) reach this node directly, e.g. http://10.0.0.2:8080 (README: Running a cluster); unset: <public-url>, right for a single node" },
+  { key: "nodeName", flag: "node-name", env: "PARLEY_NODE_NAME", type: "string", default: "", help: "this node's name in health and logs, and the key of its per-node SIP settings (default: the host name)" },
+  { key: "filesDir", flag: "files-dir", env: "PARLEY_FILES_DIR", type: "string", default: "", help: "a directory every node shares (a network filesystem) for recordings; unset: the data dir on SQLite, the database in chunks on PostgreSQL" },
   { key: "jobLeaseSeconds", flag: "job-lease-seconds", env: "PARLEY_JOB_LEASE_SECONDS", type: "integer", default: 30, help: "how long a crashed worker's jobs wait before they run again" },
 ];

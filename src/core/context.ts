@@ -5,6 +5,7 @@ import { openDatabase, openPostgresDatabase, type Db, type Dialect, type Sqlite 
 import { applyMigrations, applyPostgresMigrations, type MigrationResult } from "../db/migrate.ts";
 import { MIGRATIONS, POSTGRES_MIGRATIONS } from "../db/migrations.ts";
 import { deriveKey } from "../lib/crypto.ts";
+import { randomBase62 } from "../lib/random.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { createLogger, type Logger, type LogLevel } from "./logger.ts";
 import { MetricsRegistry } from "./metrics.ts";
@@ -34,7 +35,7 @@ export interface AppContext {
   /** Which database: the few places that differ ask (see db/connection.ts). */
   dialect: Dialect;
   /** Keys derived from the instance secret, one per purpose. */
-  keys: { jwt: Uint8Array; encryption: Uint8Array };
+  keys: { jwt: Uint8Array; encryption: Uint8Array; /** Signs requests between the nodes of a cluster. */ node: Uint8Array };
   brand: { name: string; slug: string };
   writeBehind: WriteBehind;
   /** What an operator's Prometheus scrapes (the metrics listener serves it); features record into it. */
@@ -47,6 +48,11 @@ export interface AppContext {
   /** The base URL links and events use; known once the server listens. */
   publicUrl: string;
   startedAt: number;
+  /**
+   * This process as a node of the cluster: new at every start, so a process that comes back resumes
+   * nothing the others took over from its predecessor (the nodes table, README: Running a cluster).
+   */
+  nodeId: string;
 }
 
 export interface ContextOptions {
@@ -88,7 +94,7 @@ export function createContext({ config, clock = systemClock, logger }: ContextOp
     sqlite,
     db,
     dialect,
-    keys: { jwt: deriveKey(secret, "jwt"), encryption: deriveKey(secret, "encryption") },
+    keys: { jwt: deriveKey(secret, "jwt"), encryption: deriveKey(secret, "encryption"), node: deriveKey(secret, "node") },
     brand: { name: config.brandName, slug: config.brandSlug },
     writeBehind: new WriteBehind(sqlite, log, { metrics }),
     metrics,
@@ -97,6 +103,7 @@ export function createContext({ config, clock = systemClock, logger }: ContextOp
     migrations,
     publicUrl: config.publicUrl || `http://localhost:${config.port}`,
     startedAt: clock.now(),
+    nodeId: `node_${randomBase62(16)}`,
   };
 }
 

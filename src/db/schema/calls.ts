@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { workspaces } from "./workspaces.ts";
 
@@ -44,6 +45,8 @@ export const calls = sqliteTable("calls", {
   summary: text("summary"),
   transferredTo: text("transferred_to"),
   recordingPath: text("recording_path"),
+  /** The node holding the call's media (its leg), set as it rings or is answered; controls are forwarded there. */
+  nodeId: text("node_id"),
   /** Set when the recording, transcript and extracted data were erased; the row stays for billing. */
   erasedAt: integer("erased_at"),
   createdAt: integer("created_at").notNull(),
@@ -60,6 +63,8 @@ export const calls = sqliteTable("calls", {
   index("calls_to_number_idx").on(t.workspaceId, t.toNumber, t.createdAt, t.id),
   index("calls_status_idx").on(t.status),
   index("calls_campaign_idx").on(t.campaignId),
+  // A lost node's live calls, found without reading every call.
+  index("calls_node_live_idx").on(t.nodeId).where(sql`status IN ('ringing', 'in_progress')`),
 ]);
 
 /** The call's timeline: status changes, turns, tool calls, latencies, errors. */

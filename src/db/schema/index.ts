@@ -16,3 +16,4 @@ export * from "./browser.ts";
 export * from "./money.ts";
 export * from "./front-door.ts";
 export * from "./white-label.ts";
+export * from "./cluster.ts";

@@ -76,7 +76,8 @@ function setStatus(ctx: AppContext, call: CallRow, status: CallStatus, changes: 
 export function markRinging(ctx: AppContext, callId: string): void {
   ctx.sqlite.transaction(() => {
     const call = findCall(ctx, callId);
-    if (call?.status === "queued") setStatus(ctx, call, "ringing", { ringingAt: ctx.clock.now() });
+    // The dialling node holds the leg from here: a survivor ends the call if this node is lost.
+    if (call?.status === "queued") setStatus(ctx, call, "ringing", { ringingAt: ctx.clock.now(), nodeId: ctx.nodeId });
   }).immediate();
 }
 

@@ -126,6 +126,8 @@ function newCallRow(ctx: AppContext, call: NewCall): CallRow {
     summary: null,
     transferredTo: null,
     recordingPath: null,
+    // A call created ringing (inbound, browser) has its leg on this node already; a queued one gets its node as it is dialled.
+    nodeId: call.status === "ringing" ? ctx.nodeId : null,
     erasedAt: null,
     createdAt: now,
     ringingAt: call.status === "ringing" ? now : null,
