@@ -62,6 +62,7 @@ import { findTool, findTools } from "./modules/tools/repo.ts";
 import { connectionOf } from "./providers/connection.ts";
 import { findProvider } from "./providers/store.ts";
 import { startSystemSweeps } from "./scheduler/system-sweeps.ts";
+import { markStopped, registerNode, startHeartbeat } from "./cluster/nodes.ts";
 import { CarrierRegistry } from "./telephony/registry.ts";
 import { telnyxKind } from "./telephony/telnyx/kind.ts";
 import { twilioKind } from "./telephony/twilio/kind.ts";
@@ -298,6 +299,8 @@ export function startServer(ctx: Parley): RunningServer {
   // Under request load the bookkeeping rows (audit, key use) commit on a thread of their own.
   ctx.writeBehind.startThread(ctx.dialect === "postgres" ? ctx.config.databaseUrl : ctx.dataDir.database);
   ctx.publicUrl = publicBaseUrl(ctx.config, port);
+  registerNode(ctx, ctx.config.nodeUrl || ctx.publicUrl);
+  const heartbeat = startHeartbeat(ctx, () => ctx.logger.error("this node was declared lost by the others (it was silent too long): its calls and jobs were taken over"));
   const sweeps = startSystemSweeps(ctx, [
     {
       name: "orphaned calls",
@@ -342,6 +345,8 @@ export function startServer(ctx: Parley): RunningServer {
       await ctx.jobs.stop(JOB_SHUTDOWN_DEADLINE_MS);
       const ended = await endLiveCallsAtShutdown(ctx, JOB_SHUTDOWN_DEADLINE_MS);
       if (ended) ctx.logger.info("live calls ended at shutdown", { calls: ended });
+      heartbeat.stop();
+      markStopped(ctx);
     },
   };
 }

@@ -8,7 +8,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["lib/"],
   ["config/", "db/", "net/", "core/version.ts"],
   ["core/"],
-  ["jobs/"],
+  ["jobs/", "cluster/"],
   ["webhooks/"],
   ["http/", "scheduler/"],
   // The metrics listener and the process's own figures: beside the API, never inside it.

@@ -1,0 +1,63 @@
+import { and, eq, gte, isNull } from "drizzle-orm";
+import type { AppContext } from "../core/context.ts";
+import { VERSION } from "../core/version.ts";
+import { nodes } from "../db/schema/index.ts";
+import { SECOND } from "../lib/time.ts";
+
+// Every process serving the database is a node: it registers as it starts listening, heartbeats, and
+// marks itself stopped on a clean shutdown. One that falls silent for NODE_LOST_AFTER_MS is lost: a
+// survivor takes over what it held (calls, job leases). README "Running a cluster" states the bound.
+
+export type NodeRow = typeof nodes.$inferSelect;
+
+export const HEARTBEAT_MS = 3 * SECOND;
+/** Five heartbeats missed: longer than a GC pause or a database failover's blip, well inside the 30 s promised. */
+export const NODE_LOST_AFTER_MS = 15 * SECOND;
+
+export function registerNode(ctx: AppContext, url: string): NodeRow {
+  const now = ctx.clock.now();
+  const row: NodeRow = { id: ctx.nodeId, name: ctx.config.nodeName, url, version: VERSION, startedAt: now, heartbeatAt: now, stoppedAt: null, lostAt: null, lostBy: null };
+  ctx.db.insert(nodes).values(row).run();
+  return row;
+}
+
+/** One beat; false when the others already declared this node lost (it must not go on as if it held anything). */
+export function beat(ctx: AppContext): boolean {
+  return ctx.db.update(nodes).set({ heartbeatAt: ctx.clock.now() }).where(and(eq(nodes.id, ctx.nodeId), isNull(nodes.lostAt), isNull(nodes.stoppedAt))).run().changes === 1;
+}
+
+export function markStopped(ctx: AppContext): void {
+  ctx.db.update(nodes).set({ stoppedAt: ctx.clock.now() }).where(and(eq(nodes.id, ctx.nodeId), isNull(nodes.stoppedAt))).run();
+}
+
+export function findNode(ctx: AppContext, id: string): NodeRow | undefined {
+  return ctx.db.select().from(nodes).where(eq(nodes.id, id)).get();
+}
+
+/** The nodes that heartbeat within the bound and were neither stopped nor found lost. */
+export function liveNodes(ctx: AppContext): NodeRow[] {
+  const since = ctx.clock.now() - NODE_LOST_AFTER_MS;
+  return ctx.db.select().from(nodes).where(and(isNull(nodes.stoppedAt), isNull(nodes.lostAt), gte(nodes.heartbeatAt, since))).orderBy(nodes.startedAt).all();
+}
+
+/**
+ * Heartbeats on a timer. A beat that finds this node declared lost (it was silent past the bound: a
+ * stalled process, a cut network) calls `onLost`: what it held belongs to others now.
+ */
+export function startHeartbeat(ctx: AppContext, onLost: () => void): { stop(): void } {
+  let lost = false;
+  const timer = setInterval(() => {
+    if (lost) return;
+    try {
+      if (!beat(ctx)) {
+        lost = true;
+        onLost();
+      }
+    } catch (error) {
+      // The database is away: the next beat tries again; past the bound the others take over.
+      ctx.logger.warn("node heartbeat failed", { error: (error as Error).message });
+    }
+  }, HEARTBEAT_MS);
+  timer.unref?.();
+  return { stop: () => clearInterval(timer) };
+}
