@@ -79,9 +79,12 @@ export interface AppServices {
 export function createApp(ctx: HttpContext, services: AppServices) {
   const routes = new RouteIndex();
   const metrics = new HttpMetrics(ctx.metrics, routes);
+  // In a cluster every answer names the node that gave it (which node a load balancer chose, in its logs and ours).
+  const node = ctx.dialect === "postgres" ? ctx.config.nodeName : null;
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, server, set }) => {
       const meta = createRequestMeta(request, server?.requestIP(request)?.address, ctx.config, ctx.clock.now());
+      if (node) meta.headers["x-parley-node"] = node;
       // The meta's headers ARE the response headers, so limits set during auth reach success responses too.
       Object.assign(set.headers, meta.headers);
       meta.headers = set.headers as Record<string, string>;

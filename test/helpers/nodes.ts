@@ -13,10 +13,15 @@ export interface Nodes {
   nodes: (ServerProcess & { api: ApiClient })[];
   /** The operator's e-mail and password (made before the nodes started). */
   operator: { email: string; password: string };
+  /** kill -9 node `index` (as a power loss would): no clean shutdown, its node row left as it was. */
+  kill(index: number): Promise<void>;
+  /** Starts node `index` again on its data dir (a new node id, as every start is), in its place in `nodes`. */
+  restart(index: number): Promise<Nodes["nodes"][number]>;
   stop(): Promise<void>;
 }
 
-export async function startNodes(databaseUrl: string, count: number, args: string[] = []): Promise<Nodes> {
+/** `args`: the same for every node, or each node's own (its --node-name, --node-url), by index. */
+export async function startNodes(databaseUrl: string, count: number, args: string[] | ((index: number) => string[]) = []): Promise<Nodes> {
   // The schema and an operator first, from this process; then the nodes.
   const operator = { email: `operator-${Date.now()}@example.test`, password: "operator password long" };
   const setup = createTestContext({ databaseUrl });
@@ -26,7 +31,8 @@ export async function startNodes(databaseUrl: string, count: number, args: strin
     setup.close();
   }
   const dirs = Array.from({ length: count }, () => mkdtempSync(join(tmpdir(), "parley-node-")));
-  const start = (dir: string) => spawnServer(FROM_SOURCE, ["--data-dir", dir, "--database-url", databaseUrl, ...args], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "1000000", PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000" } });
+  const argsOf = typeof args === "function" ? args : () => args;
+  const start = (dir: string) => spawnServer(FROM_SOURCE, ["--data-dir", dir, "--database-url", databaseUrl, ...argsOf(dirs.indexOf(dir))], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "1000000", PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000" } });
   const nodes: Nodes["nodes"] = [];
   const stop = async () => {
     await Promise.all(nodes.map((node) => node.stop()));
@@ -41,5 +47,14 @@ export async function startNodes(databaseUrl: string, count: number, args: strin
     await stop();
     throw error;
   }
-  return { nodes, operator, stop };
+  const kill = async (index: number) => {
+    nodes[index].child.kill("SIGKILL");
+    await nodes[index].child.exited;
+  };
+  const restart = async (index: number) => {
+    const node = await start(dirs[index]);
+    nodes[index] = { ...node, api: new ApiClient(node.url) };
+    return nodes[index];
+  };
+  return { nodes, operator, kill, restart, stop };
 }
