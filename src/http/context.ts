@@ -1,12 +1,14 @@
 import type { AppContext } from "../core/context.ts";
 import { AccessTokens } from "./access-tokens.ts";
 import { instanceHostBrands, type HostBrands } from "./host-brand.ts";
-import { RateLimiter } from "./rate-limit.ts";
+import { RateLimiter, type Limiter } from "./rate-limit.ts";
+import { SharedRateLimiter } from "./shared-rate-limit.ts";
 
 /** The context route handlers get: the process's context plus what only the HTTP side keeps. */
 export interface HttpContext extends AppContext {
   tokens: AccessTokens;
-  rateLimiter: RateLimiter;
+  /** Per process on SQLite; on PostgreSQL counted for the cluster in the database. */
+  rateLimiter: Limiter;
   /** Which brand a request's Host picks (the white-label feature installs its lookup). */
   hostBrands: HostBrands;
 }
@@ -15,7 +17,7 @@ export interface HttpContext extends AppContext {
 export function withHttp<T extends AppContext>(ctx: T): T & HttpContext {
   return Object.assign(ctx, {
     tokens: new AccessTokens(ctx.keys.jwt, ctx.clock, ctx.config.brandSlug),
-    rateLimiter: new RateLimiter(ctx.clock),
+    rateLimiter: ctx.dialect === "postgres" ? new SharedRateLimiter(ctx) : new RateLimiter(ctx.clock),
     hostBrands: instanceHostBrands(ctx),
   });
 }
