@@ -3,7 +3,8 @@
 // are replayed the answer, or told it is in flight), and a request still running on one node is a 409
 // on the others, never a second execution; a refresh token rotated on one node and presented again on
 // another revokes the session as on one node, and of one token refreshed on every node at once exactly
-// one rotation wins. (Wallet charges across nodes: test/postgres/wallet-concurrency.test.ts, three nodes'
+// one rotation wins; an API key revoked on one node stops working on the others within a second (each
+// node's cache of resolved keys). (Wallet charges across nodes: test/postgres/wallet-concurrency.test.ts, three nodes'
 // HTTP APIs debiting and settling one wallet at once.)
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -133,6 +134,18 @@ describe("refresh tokens on any node", () => {
       for (let node = 0; node < 3; node++) expect((await api(node).post("/v1/auth/refresh", { refresh_token: winner.refresh_token })).status).toBe(401);
     }
   }, 60_000);
+});
+
+describe("API keys on any node", () => {
+  test("a key revoked on node 1 is refused on nodes 2 and 3 within a second, though they had it cached", async () => {
+    const doomed = await createKey(api(0), owner.token, "read-only", "doomed");
+    for (let node = 0; node < 3; node++) expect((await api(node).get("/v1/agents", { token: doomed.secret })).status).toBe(200);
+    const revokedAt = Date.now();
+    expect((await api(0).delete(`/v1/api-keys/${doomed.id}`, { token: owner.token })).status).toBe(204);
+    expect((await api(0).get("/v1/agents", { token: doomed.secret })).status).toBe(401);
+    await Bun.sleep(Math.max(0, revokedAt + 1_100 - Date.now()));
+    for (const node of [1, 2]) expect((await api(node).get("/v1/agents", { token: doomed.secret })).status).toBe(401);
+  }, 30_000);
 });
 
 async function until(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
