@@ -9,15 +9,19 @@ export interface HttpContext extends AppContext {
   tokens: AccessTokens;
   /** Per process on SQLite; on PostgreSQL counted for the cluster in the database. */
   rateLimiter: Limiter;
+  /** Counts in this process always: what a node is asked as itself (health probes, carrier callbacks). */
+  nodeRateLimiter: Limiter;
   /** Which brand a request's Host picks (the white-label feature installs its lookup). */
   hostBrands: HostBrands;
 }
 
 /** Adds the HTTP side's state to a context (the same object, so every feature sees one context). */
 export function withHttp<T extends AppContext>(ctx: T): T & HttpContext {
+  const nodeRateLimiter = new RateLimiter(ctx.clock);
   return Object.assign(ctx, {
     tokens: new AccessTokens(ctx.keys.jwt, ctx.clock, ctx.config.brandSlug),
-    rateLimiter: ctx.dialect === "postgres" ? new SharedRateLimiter(ctx) : new RateLimiter(ctx.clock),
+    rateLimiter: ctx.dialect === "postgres" ? new SharedRateLimiter(ctx) : nodeRateLimiter,
+    nodeRateLimiter,
     hostBrands: instanceHostBrands(ctx),
   });
 }

@@ -5,9 +5,11 @@
 // unspent; a claim is at most a twentieth of the limit, so 8 of 100 with three nodes, and 30 is exact. Windows are aligned to the minute, so each burst runs inside
 // one minute: it waits for the next one when less than WINDOW_MARGIN_MS are left in this one, and checks
 // afterwards that it did not straddle a boundary (a burst split over two windows would rightly be
-// admitted up to twice the limit).
+// admitted up to twice the limit). Health probes are the exception: a balancer probes each node, so
+// they count per node.
 import { SQL } from "bun";
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { PROBE_ALLOWANCE } from "../../src/http/auth.ts";
 import { largestClaim } from "../../src/http/shared-rate-limit.ts";
 import type { ApiClient, ApiResponse } from "../helpers/client.ts";
 import { createKey, registerUser } from "../helpers/fixtures.ts";
@@ -116,4 +118,12 @@ test("the worst case of the tolerance: nodes that claimed a batch and then see n
   });
   expectRefusals(answers, LIMIT);
   expect(answers.filter((a) => a.status === 200)).toHaveLength(LIMIT - TOLERANCE);
+}, 60_000);
+
+test("health probes count per node: a balancer probing every node from one address gets the probe allowance (300/min) on each", async () => {
+  const headers = { "x-forwarded-for": "198.51.100.9" };
+  const probes = PUBLIC_LIMIT * PROBE_ALLOWANCE;
+  const answers = await spread(probes * NODES, (i) => i % NODES, (api) => api.get("/v1/health", { headers }));
+  expect(answers.filter((a) => a.status !== 200).map((a) => a.status)).toEqual([]);
+  for (const api of apis) expect((await api.get("/v1/health", { headers })).status).toBe(429);
 }, 60_000);
