@@ -6,6 +6,7 @@
 // statement's round trip is paid), read from /proc over the measured run. Limits are set out of reach,
 // as the other API benches do, so every request is admitted: the cost of an admitted request is measured.
 // Usage: bun scripts/bench/rate-limits.ts --baseline <commit> [--rounds 3] [--duration 5] [--connections 50]
+//        [--synchronous-commit on|off]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     duration: { type: "string", default: "5" },
     connections: { type: "string", default: "50" },
+    "synchronous-commit": { type: "string", default: "on" },
   },
 });
 if (!values.baseline) throw new Error("--baseline <commit> is required (the commit before the change measured)");
@@ -51,7 +53,9 @@ interface Side {
   mainCpu: number[];
 }
 
-const postgres = startPostgres({ settings: { fsync: "on", full_page_writes: "on" } });
+// As a real server runs: fsync on and, unless told otherwise, synchronous_commit on (PostgreSQL's default), so a
+// statement that writes waits for its WAL to reach the disk before the event loop goes on.
+const postgres = startPostgres({ settings: { fsync: "on", full_page_writes: "on", synchronous_commit: values["synchronous-commit"] } });
 const temp = mkdtempSync(join(tmpdir(), "parley-bench-limits-"));
 const sides: Side[] = [];
 
@@ -84,7 +88,7 @@ try {
       }
     }
   });
-  console.log(`\n${SCENARIO.label}, PostgreSQL mode, ${CONNECTIONS} connections, medians of ${ROUNDS} rounds:`);
+  console.log(`\n${SCENARIO.label}, PostgreSQL mode (synchronous_commit ${values["synchronous-commit"]}), ${CONNECTIONS} connections, medians of ${ROUNDS} rounds:`);
   for (const side of sides) {
     console.log(`  ${side.name.padEnd(8)} ${median(side.rps).toFixed(0)} req/s, ${median(side.cpu).toFixed(0)} µs CPU/request, main thread ${median(side.mainCpu).toFixed(0)} µs/request`);
   }
