@@ -8,9 +8,9 @@
 // HTTP APIs debiting and settling one wallet at once.)
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { connect, type Socket } from "node:net";
 import type { ApiResponse } from "../helpers/client.ts";
 import { createKey, registerUser, type RegisteredUser } from "../helpers/fixtures.ts";
+import { expectInProgress, holdUpload } from "../helpers/held-request.ts";
 import { startNodes, type Nodes } from "../helpers/nodes.ts";
 import { freshDatabase } from "../helpers/postgres.ts";
 
@@ -77,30 +77,12 @@ describe("Idempotency-Key on any node", () => {
     const agent = await api(0).post("/v1/agents", { name: "Caller" }, { token: key.secret });
     const campaign = await api(0).post("/v1/campaigns", { name: "Held upload", agent_id: agent.body.id }, { token: key.secret });
     expect(campaign.status).toBe(201);
-    const csv = `phone,name\n${Array.from({ length: 20 }, (_, i) => `+1415555${String(100 + i).padStart(4, "0")},Contact ${i}`).join("\n")}\n`;
-    const path = `/v1/campaigns/${campaign.body.id}/upload`;
-    const headers = { authorization: `Bearer ${key.secret}`, "content-type": "text/csv", "idempotency-key": "held-upload" };
-
     // Node 1 gets the headers and half the body, then waits: its request has claimed the key and is reading.
-    const half = Math.floor(csv.length / 2);
-    const held = await openRequest(cluster.nodes[0].url, "POST", path, { ...headers, "content-length": String(csv.length) }, csv.slice(0, half));
+    const upload = await holdUpload(cluster.nodes[0].url, campaign.body.id, key.secret, "held-upload");
     await until(async () => (await db`SELECT 1 FROM idempotency_keys WHERE key = 'held-upload' AND status IS NULL`).length === 1);
-
-    for (const node of [1, 2]) {
-      const busy = await fetch(cluster.nodes[node].url + path, { method: "POST", headers, body: csv });
-      expect(busy.status).toBe(409);
-      expect(((await busy.json()) as { code: string }).code).toBe("idempotency_in_progress");
-    }
-    held.socket.write(csv.slice(half));
-    const first = await held.response;
-    expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ accepted: 20 });
-    for (const node of [1, 2]) {
-      const again = await fetch(cluster.nodes[node].url + path, { method: "POST", headers, body: csv });
-      expect(again.status).toBe(201);
-      expect(again.headers.get("idempotent-replayed")).toBe("true");
-      expect(await again.json()).toEqual(first.body);
-    }
+    for (const node of [1, 2]) expectInProgress(await upload.send(cluster.nodes[node].url));
+    const first = await upload.finish();
+    for (const node of [1, 2]) expect(await upload.send(cluster.nodes[node].url)).toEqual({ status: 201, replayed: true, body: first });
     const [{ n }] = await db`SELECT count(*)::int AS n FROM campaign_contacts WHERE campaign_id = ${campaign.body.id}`;
     expect(n).toBe(20);
   }, 60_000);
@@ -154,27 +136,4 @@ async function until(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise
     if (Date.now() > deadline) throw new Error("timed out waiting");
     await Bun.sleep(20);
   }
-}
-
-/** An HTTP/1.1 request over a socket of its own, its body sent in part: the caller writes the rest when it chooses. */
-async function openRequest(base: string, method: string, path: string, headers: Record<string, string>, bodyStart: string): Promise<{ socket: Socket; response: Promise<{ status: number; body: any }> }> {
-  const { hostname, port } = new URL(base);
-  const socket = connect(Number(port), hostname);
-  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
-  const head = [`${method} ${path} HTTP/1.1`, `host: ${hostname}:${port}`, "connection: close", ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
-  socket.write(`${head.join("\r\n")}\r\n\r\n${bodyStart}`);
-  const response = new Promise<{ status: number; body: any }>((resolve, reject) => {
-    let text = "";
-    socket.on("data", (chunk) => (text += chunk.toString()));
-    socket.on("error", reject);
-    socket.on("close", () => {
-      const [head, ...rest] = text.split("\r\n\r\n");
-      const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]);
-      const raw = rest.join("\r\n\r\n");
-      // Chunked or not, the JSON is the one object in the body.
-      const json = raw.slice(raw.indexOf("{"), raw.lastIndexOf("}") + 1);
-      resolve({ status, body: json ? JSON.parse(json) : null });
-    });
-  });
-  return { socket, response };
 }
