@@ -20,8 +20,11 @@ export interface Nodes {
   stop(): Promise<void>;
 }
 
-/** `args`: the same for every node, or each node's own (its --node-name, --node-url), by index. */
-export async function startNodes(databaseUrl: string, count: number, args: string[] | ((index: number) => string[]) = []): Promise<Nodes> {
+/**
+ * `args`: the same for every node, or each node's own (its --node-name, --node-url), by index.
+ * `options.env` overrides the environment of every node (the rate limits are set out of reach unless it sets them).
+ */
+export async function startNodes(databaseUrl: string, count: number, args: string[] | ((index: number) => string[]) = [], options: { env?: Record<string, string> } = {}): Promise<Nodes> {
   // The schema and an operator first, from this process; then the nodes.
   const operator = { email: `operator-${Date.now()}@example.test`, password: "operator password long" };
   const setup = createTestContext({ databaseUrl });
@@ -32,7 +35,7 @@ export async function startNodes(databaseUrl: string, count: number, args: strin
   }
   const dirs = Array.from({ length: count }, () => mkdtempSync(join(tmpdir(), "parley-node-")));
   const argsOf = typeof args === "function" ? args : () => args;
-  const start = (dir: string) => spawnServer(FROM_SOURCE, ["--data-dir", dir, "--database-url", databaseUrl, ...argsOf(dirs.indexOf(dir))], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "1000000", PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000" } });
+  const start = (dir: string) => spawnServer(FROM_SOURCE, ["--data-dir", dir, "--database-url", databaseUrl, ...argsOf(dirs.indexOf(dir))], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "1000000", PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000", ...options.env } });
   const nodes: Nodes["nodes"] = [];
   const stop = async () => {
     await Promise.all(nodes.map((node) => node.stop()));
