@@ -71,6 +71,7 @@ import { simulatedKind } from "./telephony/simulated/kind.ts";
 import type { BrainServices } from "./voice/brains/services.ts";
 import { pocketsphinxAvailability, setBuiltinRecognitionSpeed, usePocketsphinxCache, type BuiltinRecognitionSpeed } from "./voice/speech/builtin/index.ts";
 import { placeCall } from "./modules/calls/connect.ts";
+import { recordingsStored, storeLeftRecordings } from "./modules/calls/recording-store.ts";
 import { endLiveCallsAtShutdown, watchLiveCalls } from "./voice/runtime/watchdog.ts";
 import { deliverWebhook } from "./webhooks/delivery.ts";
 import { DELIVER_JOB } from "./webhooks/outbox.ts";
@@ -301,6 +302,10 @@ export function startServer(ctx: Parley): RunningServer {
   ctx.publicUrl = publicBaseUrl(ctx.config, port);
   registerNode(ctx, ctx.config.nodeUrl || ctx.publicUrl);
   const heartbeat = startHeartbeat(ctx, () => ctx.logger.error("this node was declared lost by the others (it was silent too long): its calls and jobs were taken over"));
+  void storeLeftRecordings(ctx).then(
+    (stored) => stored && ctx.logger.warn("stored recordings a previous run left in the data dir", { recordings: stored }),
+    (error) => ctx.logger.error("could not store the recordings a previous run left in the data dir", { error }),
+  );
   const sweeps = startSystemSweeps(ctx, [
     {
       name: "orphaned calls",
@@ -345,6 +350,8 @@ export function startServer(ctx: Parley): RunningServer {
       await ctx.jobs.stop(JOB_SHUTDOWN_DEADLINE_MS);
       const ended = await endLiveCallsAtShutdown(ctx, JOB_SHUTDOWN_DEADLINE_MS);
       if (ended) ctx.logger.info("live calls ended at shutdown", { calls: ended });
+      // Their recordings reach the file store before this node says it stopped (readers elsewhere wait until then).
+      await recordingsStored(ctx);
       heartbeat.stop();
       markStopped(ctx);
     },

@@ -11,7 +11,8 @@ import { E164 } from "../phone-numbers/models.ts";
 import type { TurnRecord } from "./lifecycle.ts";
 import { callCosts } from "./costs.ts";
 import { Call, CallEvent, CallsQuery, OutboundBody, Turn, callJson, transcriptText } from "./models.ts";
-import { fileResponse, mp3For, requireRecording } from "./recording.ts";
+import { fileResponse } from "./recording.ts";
+import { openMp3, openRecording } from "./recording-store.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
 import { reachOf } from "../../telephony/reach.ts";
 import * as service from "./service.ts";
@@ -94,10 +95,10 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
       "/:id/recording",
       async ({ principal, params, request }) => {
         const call = service.getCall(ctx, principal.workspaceId, params.id);
-        const wav = requireRecording(ctx.dataDir.root, call.recordingPath, call.erasedAt !== null);
+        const wav = await openRecording(ctx, call);
         const accept = request.headers.get("accept") ?? "";
         const wantsMp3 = /audio\/(mpeg|mp3)/.test(accept) && !/audio\/(wav|x-wav|wave)/.test(accept);
-        if (wantsMp3) return fileResponse(await mp3For(wav), "audio/mpeg", request.headers.get("range"), { vary: "accept" });
+        if (wantsMp3) return fileResponse(await openMp3(ctx, call), "audio/mpeg", request.headers.get("range"), { vary: "accept" });
         return fileResponse(wav, "audio/wav", request.headers.get("range"), { vary: "accept" });
       },
       {
@@ -111,7 +112,7 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
       "/:id/recording.mp3",
       async ({ principal, params, request }) => {
         const call = service.getCall(ctx, principal.workspaceId, params.id);
-        return fileResponse(await mp3For(requireRecording(ctx.dataDir.root, call.recordingPath, call.erasedAt !== null)), "audio/mpeg", request.headers.get("range"));
+        return fileResponse(await openMp3(ctx, call), "audio/mpeg", request.headers.get("range"));
       },
       { auth: "read", params: IdParam, response: { 200: t.String({ description: "audio/mpeg; Range supported" }) }, detail: { ...doc("getCallRecordingMp3", "Recording as MP3 (the URL events carry)"), "x-response-types": ["audio/mpeg"] } },
     )
