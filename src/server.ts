@@ -72,6 +72,7 @@ import type { BrainServices } from "./voice/brains/services.ts";
 import { pocketsphinxAvailability, setBuiltinRecognitionSpeed, usePocketsphinxCache, type BuiltinRecognitionSpeed } from "./voice/speech/builtin/index.ts";
 import { placeCall } from "./modules/calls/connect.ts";
 import { recordingsStored, storeLeftRecordings } from "./modules/calls/recording-store.ts";
+import { closeFileStore } from "./files/file-store.ts";
 import { endLiveCallsAtShutdown, watchLiveCalls } from "./voice/runtime/watchdog.ts";
 import { deliverWebhook } from "./webhooks/delivery.ts";
 import { DELIVER_JOB } from "./webhooks/outbox.ts";
@@ -352,6 +353,7 @@ export function startServer(ctx: Parley): RunningServer {
       if (ended) ctx.logger.info("live calls ended at shutdown", { calls: ended });
       // Their recordings reach the file store before this node says it stopped (readers elsewhere wait until then).
       await recordingsStored(ctx);
+      await closeFileStore(ctx);
       heartbeat.stop();
       markStopped(ctx);
     },

@@ -4,7 +4,6 @@ import { dirname, join, relative } from "node:path";
 import type { AppContext } from "../../core/context.ts";
 import { findNode, NODE_LOST_AFTER_MS } from "../../cluster/nodes.ts";
 import { calls, LIVE_STATUSES } from "../../db/schema/index.ts";
-import { DatabaseFileStore } from "../../files/database-store.ts";
 import { fileStore } from "../../files/file-store.ts";
 import type { StoredFile } from "../../files/store.ts";
 import { ApiError } from "../../http/errors.ts";
@@ -36,7 +35,7 @@ const STORE_ATTEMPTS = 5;
 /** A reader on another node waits this long for the holding node to store a recording, then answers 503. */
 const WAIT_FOR_STORE_MS = 30 * SECOND;
 const POLL_MS = 200;
-/** An upload's staging rows older than this were left by a process that died in the middle of it. */
+/** A temporary file older than this was left by a process that died while encoding or copying. */
 const ABANDONED_AFTER_MS = HOUR;
 
 const notFound = () => new ApiError("not_found", "this call has no recording");
@@ -172,7 +171,6 @@ export async function eraseRecording(ctx: AppContext, call: RecordedCall): Promi
 export async function storeLeftRecordings(ctx: AppContext): Promise<number> {
   const store = fileStore(ctx);
   if (store.kind === "data-dir") return 0;
-  if (store instanceof DatabaseFileStore) store.removeAbandonedUploads(ABANDONED_AFTER_MS);
   const root = join(ctx.dataDir.root, "recordings");
   const files = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
   let stored = 0;
