@@ -352,7 +352,7 @@ export function startServer(ctx: Parley): RunningServer {
       const ended = await endLiveCallsAtShutdown(ctx, JOB_SHUTDOWN_DEADLINE_MS);
       if (ended) ctx.logger.info("live calls ended at shutdown", { calls: ended });
       // Their recordings reach the file store before this node says it stopped (readers elsewhere wait until then).
-      await recordingsStored(ctx);
+      await recordingsStored(ctx, JOB_SHUTDOWN_DEADLINE_MS);
       await closeFileStore(ctx);
       heartbeat.stop();
       markStopped(ctx);

@@ -23,15 +23,25 @@ type RecordedCall = Pick<typeof calls.$inferSelect, "id" | "workspaceId" | "reco
 interface Work {
   storing: Map<string, Promise<void>>;
   encoding: Map<string, Promise<void>>;
+  /** When each upload began (its retries stop an hour later). */
+  started: Map<string, number>;
+  since(path: string): number;
+  /** The server is stopping: uploads make their attempt in progress, and no other. */
+  stopping: boolean;
 }
 const works = new WeakMap<AppContext, Work>();
 function workOf(ctx: AppContext): Work {
   let work = works.get(ctx);
-  if (!work) works.set(ctx, (work = { storing: new Map(), encoding: new Map() }));
+  if (!work) {
+    const started = new Map<string, number>();
+    work = { storing: new Map(), encoding: new Map(), started, since: (path) => started.get(path) ?? Date.now(), stopping: false };
+    works.set(ctx, work);
+  }
   return work;
 }
 
-const STORE_ATTEMPTS = 5;
+const STORE_RETRY_FOR_MS = HOUR;
+const STORE_RETRY_MAX_MS = 30 * SECOND;
 /** A reader on another node waits this long for the holding node to store a recording, then answers 503. */
 const WAIT_FOR_STORE_MS = 30 * SECOND;
 const POLL_MS = 200;
@@ -45,22 +55,30 @@ export function storeRecording(ctx: AppContext, call: Pick<RecordedCall, "id" | 
   const local = recordingFile(ctx.dataDir.root, stored);
   const { storing } = workOf(ctx);
   if (fileStore(ctx).kind === "data-dir" || !local || storing.has(stored)) return;
-  const done = moveIn(ctx, call, stored, local).finally(() => storing.delete(stored));
+  const { started } = workOf(ctx);
+  started.set(stored, Date.now());
+  const done = moveIn(ctx, call, stored, local).finally(() => {
+    storing.delete(stored);
+    started.delete(stored);
+  });
   storing.set(stored, done);
 }
 
 async function moveIn(ctx: AppContext, call: Pick<RecordedCall, "id" | "workspaceId">, stored: string, local: string): Promise<void> {
   const store = fileStore(ctx);
+  const work = workOf(ctx);
   for (let attempt = 1; ; attempt++) {
     try {
       await store.moveIn(stored, local, { workspaceId: call.workspaceId, contentType: "audio/wav" });
       break;
     } catch (error) {
-      if (attempt === STORE_ATTEMPTS) {
+      // The store away (the database restarting, the mount gone): tried again for a while, then at the next start.
+      if (attempt === 1) ctx.logger.warn("a recording could not be stored yet; trying again", { call_id: call.id, store: store.kind, error });
+      if (work.stopping || Date.now() - work.since(stored) > STORE_RETRY_FOR_MS) {
         ctx.logger.error("a recording could not be stored: it stays in the data dir and is stored at the next start", { call_id: call.id, store: store.kind, error });
         return;
       }
-      await Bun.sleep(attempt * 500);
+      await Bun.sleep(Math.min(STORE_RETRY_MAX_MS, 500 * 2 ** attempt));
     }
   }
   await dropIfUnwanted(ctx, call.id, stored);
@@ -72,9 +90,12 @@ async function dropIfUnwanted(ctx: AppContext, callId: string, wav: string, path
   if (row?.path !== wav || row.erasedAt !== null) await fileStore(ctx).delete(path);
 }
 
-/** Uploads in progress here finish (a clean shutdown waits for them before the node says it stopped). */
-export async function recordingsStored(ctx: AppContext): Promise<void> {
-  await Promise.allSettled([...workOf(ctx).storing.values()]);
+/** Uploads in progress here finish (a clean shutdown waits for them, up to `withinMs`, before the node says it stopped). */
+export async function recordingsStored(ctx: AppContext, withinMs = Infinity): Promise<void> {
+  const work = workOf(ctx);
+  if (withinMs !== Infinity) work.stopping = true;
+  const all = Promise.allSettled([...work.storing.values()]);
+  await (withinMs === Infinity ? all : Promise.race([all, Bun.sleep(withinMs)]));
 }
 
 /** Another node held the call and is alive: it is storing the recording (right after the call's end). */
