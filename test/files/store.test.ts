@@ -98,6 +98,13 @@ describe("PostgreSQL chunks", () => {
     expect(await read(seen, "recordings/ws_1/long.wav", 262_100, 786_500)).toEqual(bytes.subarray(262_100, 786_501));
   });
 
+  test("two nodes storing the same path at once (two first requests for an MP3): both return, one whole copy stands", async () => {
+    const [a, b] = [pattern(700_000), pattern(700_000).reverse()];
+    await Promise.all([store.moveIn("recordings/ws_1/twice.mp3", localFile(a), { workspaceId: "ws_1", contentType: "audio/mpeg" }), seen.moveIn("recordings/ws_1/twice.mp3", localFile(b), { workspaceId: "ws_1", contentType: "audio/mpeg" })]);
+    const stored = await read(store, "recordings/ws_1/twice.mp3", 0, 699_999);
+    expect(Buffer.compare(stored, a) === 0 || Buffer.compare(stored, b) === 0).toBe(true);
+  });
+
   test("a range longer than the buffered limit streams, whole and exact", async () => {
     const bytes = pattern(BUFFERED_BYTES + 300_000);
     await store.moveIn("recordings/ws_1/hour.wav", localFile(bytes), { workspaceId: "ws_1", contentType: "audio/wav" });
