@@ -25,7 +25,7 @@ async function recordedCall(cluster: Nodes, database: string) {
   const agent = (await api.post("/v1/agents", { name: "Front desk" }, as)).body;
   const number = (await api.post("/v1/phone-numbers/buy", { number: "+14155550120" }, as)).body;
   expect((await api.post(`/v1/phone-numbers/${number.id}/assign`, { agent_id: agent.id }, as)).status).toBe(200);
-  const placed = await api.post("/v1/calls/outbound", { agent_id: agent.id, to: "+12125550150", simulation: { lines: ["Hello", "Thanks, goodbye"], recognition: "simulated" } }, as);
+  const placed = await api.post("/v1/calls/outbound", { agent_id: agent.id, to: "+12125550150", simulation: { behaviour: "hang_up", hang_up_after_ms: 9_500 } }, as);
   expect(placed.status).toBe(201);
   const id = placed.body.id as string;
   // Asked through another node as soon as the call has ended: its recording must already be there, or be waited for.
