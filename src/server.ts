@@ -73,6 +73,7 @@ import { pocketsphinxAvailability, setBuiltinRecognitionSpeed, usePocketsphinxCa
 import { placeCall } from "./modules/calls/connect.ts";
 import { recordingsStored, storeLeftRecordings } from "./modules/calls/recording-store.ts";
 import { closeFileStore } from "./files/file-store.ts";
+import { prepareFilesDir } from "./files/directory-store.ts";
 import { endLiveCallsAtShutdown, watchLiveCalls } from "./voice/runtime/watchdog.ts";
 import { deliverWebhook } from "./webhooks/delivery.ts";
 import { DELIVER_JOB } from "./webhooks/outbox.ts";
@@ -282,6 +283,8 @@ export function startServer(ctx: Parley): RunningServer {
   // A recogniser the executable carries is extracted, or its copy checked (~0.1 s), before anything
   // listens: not on the event loop in a live call's first turn or a health check.
   pocketsphinxAvailability();
+  // A shared --files-dir that is missing or read-only is said now, not at the first call's end.
+  if (ctx.config.filesDir) prepareFilesDir(ctx.config.filesDir);
   // Its own address, bound first: a taken metrics port stops the start before the API serves anyone.
   const metricsAddress = ctx.config.metricsAddress;
   const metrics = metricsAddress ? startMetricsListener(ctx.metrics, metricsAddress, ctx.config.metricsToken) : null;

@@ -1,6 +1,8 @@
-import { randomBase62 } from "../lib/random.ts";
+import { accessSync, constants, mkdirSync } from "node:fs";
 import { copyFile, mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { ConfigError } from "../config/errors.ts";
+import { randomBase62 } from "../lib/random.ts";
 import { checkedPath, type FileStore, type StoredFile } from "./store.ts";
 
 /**
@@ -65,5 +67,15 @@ export class DirectoryFileStore implements FileStore {
 
   async localCopy(path: string): Promise<{ file: string; release(): Promise<void> } | null> {
     return (await this.exists(path)) ? { file: this.fileOf(path), release: async () => {} } : null;
+  }
+}
+
+/** --files-dir exists (or is made) and this process may write there: checked at start, with a one-line reason. */
+export function prepareFilesDir(root: string): void {
+  try {
+    mkdirSync(join(root, "recordings"), { recursive: true });
+    accessSync(join(root, "recordings"), constants.W_OK);
+  } catch (error) {
+    throw new ConfigError(`--files-dir ${root} is not writable (${(error as NodeJS.ErrnoException).code ?? "error"}): every node must mount the shared directory read-write`);
   }
 }

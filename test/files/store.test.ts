@@ -8,6 +8,7 @@ import { BUFFERED_BYTES, DatabaseFileStore, fileConnections } from "../../src/fi
 import { DirectoryFileStore } from "../../src/files/directory-store.ts";
 import type { FileStore } from "../../src/files/store.ts";
 import { freshDatabase } from "../helpers/postgres.ts";
+import { FROM_SOURCE, runParley } from "../helpers/process.ts";
 import { createTestContext } from "../helpers/server.ts";
 
 const work = mkdtempSync(join(tmpdir(), "parley-store-"));
@@ -115,4 +116,12 @@ describe("PostgreSQL chunks", () => {
     await store.delete("recordings/ws_1/hour.wav");
     expect(database.ctx.sqlite.prepare("SELECT count(*) AS n FROM file_chunks WHERE path = ?").get("recordings/ws_1/hour.wav")).toEqual({ n: 0 });
   });
+});
+
+test("serve refuses a --files-dir it cannot write, in one line, before it listens", async () => {
+  const file = join(work, "not-a-dir");
+  writeFileSync(file, "x");
+  const result = await runParley(FROM_SOURCE, ["serve", "--port", "0", "--data-dir", join(work, "data"), "--files-dir", join(file, "files")]);
+  expect(result.exitCode).not.toBe(0);
+  expect(result.stderr.trim().split("\n").filter((line) => line.startsWith("parley: error: "))).toEqual([`parley: error: --files-dir ${join(file, "files")} is not writable (ENOTDIR): every node must mount the shared directory read-write`]);
 });
