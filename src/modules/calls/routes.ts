@@ -15,6 +15,7 @@ import { fileResponse, mp3For, requireRecording } from "./recording.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
 import { reachOf } from "../../telephony/reach.ts";
 import * as service from "./service.ts";
+import { controlCall } from "./controls.ts";
 
 const doc = docsFor("Calls");
 
@@ -145,9 +146,8 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
     )
     .post(
       "/:id/hangup",
-      ({ principal, params, request }) => {
-        const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
-        live.hangup("agent_hangup");
+      async ({ principal, params, request }) => {
+        await controlCall(ctx, principal.workspaceId, params.id, { action: "hangup" });
         return status(202, json(service.getCall(ctx, principal.workspaceId, params.id), request));
       },
       { auth: "write", params: IdParam, response: { 202: Call }, detail: doc("hangupCall", "End a live call") },
@@ -155,8 +155,7 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
     .post(
       "/:id/transfer",
       async ({ principal, params, body, request }) => {
-        const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
-        await live.transfer(body.to, body.reason ?? null);
+        await controlCall(ctx, principal.workspaceId, params.id, { action: "transfer", to: body.to, reason: body.reason ?? null });
         return status(202, json(service.getCall(ctx, principal.workspaceId, params.id), request));
       },
       {
@@ -169,9 +168,8 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
     )
     .post(
       "/:id/say",
-      ({ principal, params, body }) => {
-        const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
-        live.say(body.text);
+      async ({ principal, params, body }) => {
+        await controlCall(ctx, principal.workspaceId, params.id, { action: "say", text: body.text });
         return status(202, { status: "accepted" as const });
       },
       {
