@@ -105,7 +105,14 @@ export function createParley(options: ContextOptions): Parley {
   const brains = brainServices(ctx);
   const carriers = new CarrierRegistry(ctx, [simulatedKind(), sipKind(), twilioKind(), telnyxKind()]);
   const inbound = inboundCalls(ctx, brains, carriers);
-  carriers.attach({ inbound, log: (message) => ctx.logger.info(message), publicUrl: () => ctx.publicUrl, outbound: { allowPrivate: ctx.config.allowPrivateUrls } });
+  carriers.attach({
+    inbound,
+    log: (message) => ctx.logger.info(message),
+    publicUrl: () => ctx.publicUrl,
+    nodeUrl: () => ctx.config.nodeUrl || ctx.publicUrl,
+    nodeName: ctx.config.nodeName,
+    outbound: { allowPrivate: ctx.config.allowPrivateUrls },
+  });
   const services: AppServices = {
     brains,
     carriers,
