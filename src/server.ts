@@ -77,6 +77,9 @@ import { deliverWebhook } from "./webhooks/delivery.ts";
 import { DELIVER_JOB } from "./webhooks/outbox.ts";
 import { DELIVERY_JOB_RUN_LIMIT } from "./webhooks/retry-policy.ts";
 
+/** How soon a node binds a SIP trunk another node of the cluster added or changed. */
+const CARRIER_SYNC_MS = 3_000;
+
 /** Running jobs get this long to finish at shutdown; the rest are handed back to the queue. */
 const JOB_SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -338,6 +341,15 @@ export function startServer(ctx: Parley): RunningServer {
   ctx.jobs.start();
   // SIP trunks answer on their own ports from the start.
   ctx.carriers.listen();
+  // In a cluster a trunk added, changed or removed through another node is bound (or let go) here too.
+  const resyncCarriers = () => {
+    try {
+      ctx.carriers.resync();
+    } catch (error) {
+      ctx.logger.warn("carrier connections could not be read; tried again shortly", { error: (error as Error).message }); // the database is away
+    }
+  };
+  const carrierSync = ctx.dialect === "postgres" ? setInterval(resyncCarriers, CARRIER_SYNC_MS) : null;
   const hostname = server.hostname ?? ctx.config.host;
   return {
     port,
@@ -346,6 +358,7 @@ export function startServer(ctx: Parley): RunningServer {
     url: `http://${ctx.config.host.includes(":") ? `[${ctx.config.host}]` : ctx.config.host === "0.0.0.0" ? "127.0.0.1" : ctx.config.host}:${port}`,
     async stop() {
       sweeps.stop();
+      if (carrierSync) clearInterval(carrierSync);
       metering.stop();
       processFigures.stop();
       await metrics?.stop();
