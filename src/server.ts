@@ -64,6 +64,7 @@ import { connectionOf } from "./providers/connection.ts";
 import { findProvider } from "./providers/store.ts";
 import { startSystemSweeps } from "./scheduler/system-sweeps.ts";
 import { markStopped, registerNode, startHeartbeat } from "./cluster/nodes.ts";
+import { refreshSuspendedWorkspaces } from "./http/suspensions.ts";
 import { CarrierRegistry } from "./telephony/registry.ts";
 import { telnyxKind } from "./telephony/telnyx/kind.ts";
 import { twilioKind } from "./telephony/twilio/kind.ts";
@@ -77,8 +78,8 @@ import { deliverWebhook } from "./webhooks/delivery.ts";
 import { DELIVER_JOB } from "./webhooks/outbox.ts";
 import { DELIVERY_JOB_RUN_LIMIT } from "./webhooks/retry-policy.ts";
 
-/** How soon a node binds a SIP trunk another node of the cluster added or changed. */
-const CARRIER_SYNC_MS = 3_000;
+/** How soon a node binds a SIP trunk another node of the cluster added or changed, and follows a suspension or resumption made there. */
+const CLUSTER_SYNC_MS = 3_000;
 
 /** Running jobs get this long to finish at shutdown; the rest are handed back to the queue. */
 const JOB_SHUTDOWN_DEADLINE_MS = 10_000;
@@ -342,14 +343,16 @@ export function startServer(ctx: Parley): RunningServer {
   // SIP trunks answer on their own ports from the start.
   ctx.carriers.listen();
   // In a cluster a trunk added, changed or removed through another node is bound (or let go) here too.
-  const resyncCarriers = () => {
+  // So are suspensions and resumptions made on another node (a suspension is also told at once: calls/controls.ts).
+  const followCluster = () => {
     try {
       ctx.carriers.resync();
+      refreshSuspendedWorkspaces(ctx);
     } catch (error) {
-      ctx.logger.warn("carrier connections could not be read; tried again shortly", { error: (error as Error).message }); // the database is away
+      ctx.logger.warn("the cluster's carrier connections and suspensions could not be read; tried again shortly", { error: (error as Error).message }); // the database is away
     }
   };
-  const carrierSync = ctx.dialect === "postgres" ? setInterval(resyncCarriers, CARRIER_SYNC_MS) : null;
+  const clusterSync = ctx.dialect === "postgres" ? setInterval(followCluster, CLUSTER_SYNC_MS) : null;
   const hostname = server.hostname ?? ctx.config.host;
   return {
     port,
@@ -358,7 +361,7 @@ export function startServer(ctx: Parley): RunningServer {
     url: `http://${ctx.config.host.includes(":") ? `[${ctx.config.host}]` : ctx.config.host === "0.0.0.0" ? "127.0.0.1" : ctx.config.host}:${port}`,
     async stop() {
       sweeps.stop();
-      if (carrierSync) clearInterval(carrierSync);
+      if (clusterSync) clearInterval(clusterSync);
       metering.stop();
       processFigures.stop();
       await metrics?.stop();

@@ -139,7 +139,17 @@ describe("a call owned by one node, controlled through another", () => {
   }, 30_000);
 });
 
-test("suspending a tenant through one node hangs up its calls on every node", async () => {
+test("transfer through another node: the owner's leg is transferred, and the node answers the transferred call", async () => {
+  const callId = await liveCall(owner, agentId);
+  const through = cluster.nodes[((await ownerIndex(callId)) + 2) % 3];
+  const transferred = await through.api.post(`/v1/calls/${callId}/transfer`, { to: "+15550003333", reason: "the supervisor takes over" }, { token: owner.token });
+  expect(transferred.status).toBe(202);
+  expect(transferred.body).toMatchObject({ id: callId, status: "transferred", end_reason: "transferred", transferred_to: "+15550003333" });
+  const events = (await through.api.get(`/v1/calls/${callId}/events`, { token: owner.token })).body.data;
+  expect(events.find((e: any) => e.type === "transfer")?.data).toEqual({ to: "+15550003333", reason: "the supervisor takes over" });
+}, 30_000);
+
+test("suspending a tenant through one node: every node refuses it at once and hangs up its calls; a resumption reaches every node", async () => {
   const tenant = await registerUser(cluster.nodes[0].api, "tenant");
   const as = { token: tenant.token };
   const api = cluster.nodes[0].api;
@@ -160,6 +170,17 @@ test("suspending a tenant through one node hangs up its calls on every node", as
       break;
     }
     if (Date.now() > deadline) throw new Error(`calls still live after the suspension: ${JSON.stringify(rows)} (owners ${owners}, suspended through ${via})`);
+  }
+  for (const node of cluster.nodes) {
+    const refused = await node.api.get("/v1/agents", as);
+    expect(`${node.url} ${refused.status} ${refused.body.code}`).toBe(`${node.url} 403 workspace_suspended`);
+  }
+  const resumed = await cluster.nodes[via].api.post(`/v1/admin/workspaces/${tenant.workspaceId}/resume`, undefined, { token: login.body.access_token });
+  expect(resumed.status).toBe(200);
+  for (const node of cluster.nodes) {
+    for (const deadline = Date.now() + 10_000; (await node.api.get("/v1/agents", as)).status !== 200; await Bun.sleep(200)) {
+      if (Date.now() > deadline) throw new Error(`${node.url} still refuses the resumed workspace`);
+    }
   }
 }, 60_000);
 

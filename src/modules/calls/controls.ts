@@ -1,7 +1,5 @@
-import { and, eq, inArray, isNotNull, ne } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
-import { calls, LIVE_STATUSES } from "../../db/schema/index.ts";
-import { findNode } from "../../cluster/nodes.ts";
+import { findNode, liveNodes } from "../../cluster/nodes.ts";
 import { nodeIsLive, NodeUnreachable, sendToNode, type NodeAnswer } from "../../cluster/internal-channel.ts";
 import { ApiError, ERROR_CODES, type ErrorCode, type FieldError } from "../../http/errors.ts";
 import { liveCalls } from "../../voice/runtime/registry.ts";
@@ -14,7 +12,7 @@ import { getCall, requireLive, stopLocalWorkspaceCalls } from "./service.ts";
 export type CallControl = { action: "hangup" } | { action: "say"; text: string } | { action: "transfer"; to: string; reason: string | null };
 
 export const controlPath = (callId: string) => `/internal/v1/calls/${callId}/control`;
-export const stopCallsPath = (workspaceId: string) => `/internal/v1/workspaces/${workspaceId}/stop-calls`;
+export const suspendedPath = (workspaceId: string) => `/internal/v1/workspaces/${workspaceId}/suspended`;
 
 /** Applies a control to a call live in this process (409 when it is not in progress here). */
 export async function controlLocalCall(ctx: AppContext, workspaceId: string, id: string, control: CallControl): Promise<void> {
@@ -36,29 +34,20 @@ export async function controlCall(ctx: AppContext, workspaceId: string, id: stri
 }
 
 /**
- * Stops every call of a workspace on every node (its suspension): this node's live calls hang up with
- * `reason` and queued ones are canceled; each other live node holding some of its calls stops its own.
+ * Stops every call of a suspended workspace on every node: this node's live calls hang up with `reason`
+ * and queued ones are canceled; every other live node is told at once, so it refuses the workspace from
+ * its next request on (it reads the suspension from the database) and hangs up the calls it holds.
  */
 export async function stopWorkspaceCalls(ctx: AppContext, workspaceId: string, reason: string): Promise<number> {
   let stopped = stopLocalWorkspaceCalls(ctx, workspaceId, reason);
-  const owners = ctx.db
-    .selectDistinct({ nodeId: calls.nodeId })
-    .from(calls)
-    .where(and(eq(calls.workspaceId, workspaceId), inArray(calls.status, LIVE_STATUSES), isNotNull(calls.nodeId), ne(calls.nodeId, ctx.nodeId)))
-    .all();
-  for (const { nodeId } of owners) {
-    const node = findNode(ctx, nodeId!);
-    if (!nodeIsLive(ctx, node)) continue; // the loss sweep ends a gone node's calls
-    try {
-      const answer = await sendToNode(ctx, node!, stopCallsPath(workspaceId), { reason });
-      expectAccepted(answer);
-      stopped += Number(answer.body?.stopped ?? 0);
-    } catch (error) {
-      // One node not answering must not keep the others' calls going: the suspension stands, and its
-      // calls are refused at their next check (every new call checks the suspension).
-      ctx.logger.error("a node did not stop a suspended workspace's calls", { node_id: nodeId, workspace_id: workspaceId, error: (error as Error).message });
-    }
-  }
+  const others = liveNodes(ctx).filter((node) => node.id !== ctx.nodeId);
+  const answers = await Promise.allSettled(others.map((node) => sendToNode(ctx, node, suspendedPath(workspaceId), { reason })));
+  answers.forEach((answer, n) => {
+    if (answer.status === "fulfilled" && answer.value.status === 202) stopped += Number(answer.value.body?.stopped ?? 0);
+    // A node that does not answer still reads the suspension within seconds (server.ts); the calls it
+    // holds end then, or with the node if it is gone (the loss sweep).
+    else ctx.logger.error("a node was not told of a suspension", { node_id: others[n].id, workspace_id: workspaceId, answer: answer.status === "fulfilled" ? answer.value.status : (answer.reason as Error).message });
+  });
   return stopped;
 }
 

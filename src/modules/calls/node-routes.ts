@@ -1,5 +1,5 @@
 // The doors other nodes of the cluster knock on (never a client's, never documented): a control for a
-// call whose leg is here, and a suspended workspace's calls to stop. Admitted by the node key's
+// call whose leg is here, and a workspace just suspended (refused here too, its calls here stopped). Admitted by the node key's
 // signature (http/auth.ts, guard "node"); the body must be the one the signature covers.
 import { Elysia, status, t, type TSchema } from "elysia";
 import { Value } from "@sinclair/typebox/value";
@@ -8,6 +8,7 @@ import { authPlugin } from "../../http/auth.ts";
 import { RawBody } from "../../http/body-parser.ts";
 import { ApiError, invalid } from "../../http/errors.ts";
 import { IdParam } from "../../http/models.ts";
+import { refreshSuspendedWorkspaces, suspendedWorkspaces } from "../../http/suspensions.ts";
 import { bodyMatches } from "../../cluster/internal-channel.ts";
 import { controlLocalCall, type CallControl } from "./controls.ts";
 import { stopLocalWorkspaceCalls } from "./service.ts";
@@ -50,9 +51,12 @@ export function callNodeRoutes(ctx: HttpContext) {
       { node: true, params: IdParam, detail: raw },
     )
     .post(
-      "/workspaces/:id/stop-calls",
+      "/workspaces/:id/suspended",
       ({ params, body, request }) => {
         const { reason } = signedBody(request, body, StopRequest);
+        // The database says whether it is suspended (the message only says when to look): refused from the next request on.
+        refreshSuspendedWorkspaces(ctx);
+        if (!suspendedWorkspaces(ctx).has(params.id)) return status(202, { stopped: 0 });
         return status(202, { stopped: stopLocalWorkspaceCalls(ctx, params.id, reason) });
       },
       { node: true, params: IdParam, detail: raw },
