@@ -107,6 +107,8 @@ describe("a call owned by one node, controlled through another", () => {
     const outcome = async (res: Response) => `${res.status} ${((await res.json()) as { code: string }).code} ${res.headers.get("content-type")}`;
 
     expect(await outcome(await send({ "content-type": "application/json" }))).toBe("401 unauthorized application/problem+json");
+    // A client's credential is no node signature.
+    expect(await outcome(await send({ "content-type": "application/json", authorization: `Bearer ${owner.token}` }))).toBe("401 unauthorized application/problem+json");
     expect(await outcome(await send(signed(crypto.getRandomValues(new Uint8Array(32)), path, body)))).toBe("403 forbidden application/problem+json");
     expect(await outcome(await send(signed(nodeKey(), path, body, Date.now() - 31_000)))).toBe("403 forbidden application/problem+json");
     // Signed for one body, sent with another.
@@ -121,9 +123,11 @@ describe("a call owned by one node, controlled through another", () => {
     expect(Object.keys(doc.paths).filter((p) => p.includes("internal"))).toEqual([]);
     const [{ n }] = await sql`SELECT count(*)::int AS n FROM audit_log WHERE path LIKE '/internal/%'`;
     expect(n).toBe(0);
-    // A well-signed control is what the nodes send each other: accepted.
+    // A well-signed control is what the nodes send each other: accepted, and no client's Idempotency-Key applies to it.
     const good = JSON.stringify({ workspace_id: owner.workspaceId, action: "say", text: "Signed by the cluster." });
-    expect((await send(signed(nodeKey(), path, good), good)).status).toBe(202);
+    const [{ keys }] = await sql`SELECT count(*)::int AS keys FROM idempotency_keys`;
+    expect((await send({ ...signed(nodeKey(), path, good), "idempotency-key": "node-hop-1" }, good)).status).toBe(202);
+    expect((await sql`SELECT count(*)::int AS keys FROM idempotency_keys`)[0].keys).toBe(keys);
     const events = (await cluster.nodes[0].api.get(`/v1/calls/${callId}/events`, { token: owner.token })).body.data;
     expect(events.filter((e: any) => e.type === "say").map((e: any) => e.data.text)).toEqual(["Please hold the line.", "Signed by the cluster."]);
   });
