@@ -118,6 +118,10 @@ describe("a call owned by one node, controlled through another", () => {
     // Well signed, but for a workspace the call is not in: the owner looks it up in that workspace.
     const elsewhere = JSON.stringify({ workspace_id: stranger.workspaceId, action: "say", text: "forged" });
     expect(await outcome(await send(signed(nodeKey(), path, elsewhere), elsewhere))).toBe("404 not_found application/problem+json");
+    // Well signed, but sent to a node that does not hold the call (a node URL that is a balancer's): said, not passed on.
+    const misdirected = await fetch(`${cluster.nodes[through].url}${path}`, { method: "POST", headers: signed(nodeKey(), path, body), body });
+    expect(misdirected.status).toBe(503);
+    expect(((await misdirected.json()) as { detail: string }).detail).toContain("--node-url");
     // Not in the API document, and no audit row for any of them.
     const doc = (await cluster.nodes[0].api.get("/openapi.json")).body;
     expect(Object.keys(doc.paths).filter((p) => p.includes("internal"))).toEqual([]);

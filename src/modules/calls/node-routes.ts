@@ -11,7 +11,7 @@ import { IdParam } from "../../http/models.ts";
 import { refreshSuspendedWorkspaces, suspendedWorkspaces } from "../../http/suspensions.ts";
 import { bodyMatches } from "../../cluster/internal-channel.ts";
 import { controlLocalCall, type CallControl } from "./controls.ts";
-import { stopLocalWorkspaceCalls } from "./service.ts";
+import { getCall, stopLocalWorkspaceCalls } from "./service.ts";
 
 const WorkspaceId = t.String({ minLength: 1, maxLength: 64 });
 const ControlRequest = t.Union([
@@ -45,6 +45,11 @@ export function callNodeRoutes(ctx: HttpContext) {
       async ({ params, body, request }) => {
         const { workspace_id, ...control } = signedBody(request, body, ControlRequest);
         // Scoped by the workspace the asking node resolved from its caller's credential: another's call is 404 here too.
+        const call = getCall(ctx, workspace_id, params.id);
+        // Sent to a URL that is not this node's alone (a balancer's: --node-url unset behind one): say so, never pass it on.
+        if (call.status === "in_progress" && call.nodeId !== ctx.nodeId) {
+          throw new ApiError("service_unavailable", `the control for the call's node reached node ${ctx.config.nodeName} instead: give each node its own --node-url`);
+        }
         await controlLocalCall(ctx, workspace_id, params.id, control as CallControl);
         return status(202, { status: "accepted" as const });
       },
