@@ -16,6 +16,7 @@ import { openMp3, openRecording } from "./recording-store.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
 import { reachOf } from "../../telephony/reach.ts";
 import * as service from "./service.ts";
+import { controlCall } from "./controls.ts";
 
 const doc = docsFor("Calls");
 
@@ -146,9 +147,8 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
     )
     .post(
       "/:id/hangup",
-      ({ principal, params, request }) => {
-        const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
-        live.hangup("agent_hangup");
+      async ({ principal, params, request }) => {
+        await controlCall(ctx, principal.workspaceId, params.id, { action: "hangup" });
         return status(202, json(service.getCall(ctx, principal.workspaceId, params.id), request));
       },
       { auth: "write", params: IdParam, response: { 202: Call }, detail: doc("hangupCall", "End a live call") },
@@ -156,8 +156,7 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
     .post(
       "/:id/transfer",
       async ({ principal, params, body, request }) => {
-        const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
-        await live.transfer(body.to, body.reason ?? null);
+        await controlCall(ctx, principal.workspaceId, params.id, { action: "transfer", to: body.to, reason: body.reason ?? null });
         return status(202, json(service.getCall(ctx, principal.workspaceId, params.id), request));
       },
       {
@@ -170,9 +169,8 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
     )
     .post(
       "/:id/say",
-      ({ principal, params, body }) => {
-        const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
-        live.say(body.text);
+      async ({ principal, params, body }) => {
+        await controlCall(ctx, principal.workspaceId, params.id, { action: "say", text: body.text });
         return status(202, { status: "accepted" as const });
       },
       {

@@ -312,8 +312,8 @@ export async function eraseCall(ctx: AppContext, workspaceId: string, id: string
   return findCall(ctx, id)!;
 }
 
-/** Stops every call of a workspace now (its suspension): live ones hang up with `reason`, queued ones are canceled. */
-export function stopWorkspaceCalls(ctx: AppContext, workspaceId: string, reason: string): number {
+/** Stops a workspace's calls in this process now (its suspension): live ones hang up with `reason`, queued ones are canceled (controls.ts asks the other nodes). */
+export function stopLocalWorkspaceCalls(ctx: AppContext, workspaceId: string, reason: string): number {
   let stopped = 0;
   for (const live of liveCalls(ctx).values()) {
     if (live.workspaceId !== workspaceId) continue;
