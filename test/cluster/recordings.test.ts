@@ -53,7 +53,7 @@ async function servedEverywhere(cluster: Nodes, database: string, store: { has(p
   expect(info).toMatchObject({ sampleRate: 8000, channels: 2 });
   expect(Math.abs(info.durationMs - ended.duration_ms)).toBeLessThan(500);
   // The holder kept no copy of its own: what it serves comes from the store too.
-  expect(existsSync(join(holder.dataDir, wavPath))).toBe(false);
+  expect(existsSync(join(cluster.dataDirs[cluster.nodes.indexOf(holder)], wavPath))).toBe(false);
   expect((await fetchBytes(url(holder), user.token)).bytes).toEqual(whole.bytes);
 
   // Across the first chunk boundary (256 KiB) and at the end, from the node that did not hold the call.

@@ -10,7 +10,7 @@ import { FROM_SOURCE, spawnServer, type ServerProcess } from "./process.ts";
 import { createTestContext } from "./server.ts";
 
 export interface Nodes {
-  nodes: (ServerProcess & { api: ApiClient; /** Its own --data-dir. */ dataDir: string })[];
+  nodes: (ServerProcess & { api: ApiClient })[];
   /** The operator's e-mail and password (made before the nodes started). */
   operator: { email: string; password: string };
   /** Each node's data dir (its instance.key is the cluster's). */
@@ -41,9 +41,9 @@ export async function startNodes(databaseUrl: string, count: number, args: strin
   };
   try {
     const first = await start(dirs[0]);
-    nodes.push({ ...first, api: new ApiClient(first.url), dataDir: dirs[0] });
+    nodes.push({ ...first, api: new ApiClient(first.url) });
     for (const dir of dirs.slice(1)) copyFileSync(join(dirs[0], "instance.key"), join(dir, "instance.key"));
-    for (const [n, node] of (await Promise.all(dirs.slice(1).map(start))).entries()) nodes.push({ ...node, api: new ApiClient(node.url), dataDir: dirs[n + 1] });
+    for (const node of await Promise.all(dirs.slice(1).map(start))) nodes.push({ ...node, api: new ApiClient(node.url) });
   } catch (error) {
     await stop();
     throw error;
