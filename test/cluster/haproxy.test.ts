@@ -1,11 +1,13 @@
 // The README's haproxy configuration ("Running a cluster"), taken out of README.md and changed only as
 // its step 4 tells an operator (the nodes' addresses, the certificate, here also the runtime socket's
 // path), run by Debian's haproxy in front of three real nodes on one PostgreSQL database: requests
-// reach all three, a phone's WebSocket passes through to the node its host name names, and a node
-// killed outright is taken out by the health check while every request goes on succeeding.
+// reach all three, node-to-node routes answer the nodes' addresses only, a phone's WebSocket passes
+// through to the node its host name names, and a node killed outright is taken out by the health
+// check while every request goes on succeeding.
 import { SQL } from "bun";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { execFileSync, spawnSync } from "node:child_process";
+import { connect } from "node:tls";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
@@ -47,7 +49,8 @@ beforeAll(async () => {
   writeFileSync(join(dir, "parley.pem"), readFileSync(join(dir, "cert.pem"), "utf8") + readFileSync(join(dir, "key.pem"), "utf8"));
 
   let config = readmeHaproxyConfig();
-  cluster.nodes.forEach((node, n) => (config = config.replaceAll(`10.0.0.1${n + 1}:8080`, new URL(node.url).host)));
+  // The nodes' addresses: where haproxy reaches each, and where the nodes' own requests come from.
+  cluster.nodes.forEach((node, n) => (config = config.replaceAll(`10.0.0.1${n + 1}:8080`, new URL(node.url).host).replaceAll(`10.0.0.1${n + 1}`, "127.0.0.1")));
   config = config
     .replace("bind :80\n", `bind 127.0.0.1:${http}\n`)
     .replace("bind :443 ssl crt /etc/haproxy/certs/parley.pem", `bind 127.0.0.1:${https} ssl crt ${join(dir, "parley.pem")}`)
@@ -115,6 +118,19 @@ function through(path: string, options: { host?: string; method?: string; header
   } as RequestInit);
 }
 
+/** The status of a request through haproxy's TLS port sent from another loopback address than the nodes'. */
+function statusFromElsewhere(method: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let answer = "";
+    const socket = connect({ host: "127.0.0.1", port: https, localAddress: "127.0.0.2", rejectUnauthorized: false, servername: DOMAIN }, () =>
+      socket.write(`${method} ${path} HTTP/1.1\r\nhost: node-1.${DOMAIN}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`),
+    );
+    socket.on("data", (data) => (answer += data));
+    socket.on("error", reject);
+    socket.on("close", () => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(answer)?.[1] ?? 0)));
+  });
+}
+
 /** Which node answered each of `count` concurrent requests for the health check. */
 async function answeredBy(count: number): Promise<string[]> {
   const responses = await Promise.all(Array.from({ length: count }, () => through("/v1/health")));
@@ -131,6 +147,10 @@ test("requests through haproxy are spread over all three nodes; plain http is se
   const plain = await fetch(`http://127.0.0.1:${http}/v1/health`, { headers: { host: DOMAIN }, redirect: "manual" });
   expect(plain.status).toBe(302);
   expect(plain.headers.get("location")).toBe(`https://${DOMAIN}/v1/health`);
+  // Node-to-node routes answer the nodes' addresses only (Parley itself then wants a node's signature).
+  expect((await through("/internal/v1/calls/call_x/control", { host: `node-1.${DOMAIN}`, method: "POST" })).status).toBe(401);
+  expect(await statusFromElsewhere("POST", "/internal/v1/calls/call_x/control")).toBe(404);
+  expect(await statusFromElsewhere("GET", "/v1/health")).toBe(200);
   // A node's own name reaches that node only.
   for (let n = 1; n <= NODES; n++) expect((await through("/v1/health", { host: `node-${n}.${DOMAIN}` })).headers.get("x-parley-node")).toBe(`node-${n}`);
 }, 30_000);

@@ -13,6 +13,8 @@ export interface Nodes {
   nodes: (ServerProcess & { api: ApiClient })[];
   /** The operator's e-mail and password (made before the nodes started). */
   operator: { email: string; password: string };
+  /** Each node's data dir (its instance.key is the cluster's). */
+  dataDirs: string[];
   /** kill -9 node `index` (as a power loss would): no clean shutdown, its node row left as it was. */
   kill(index: number): Promise<void>;
   /** Starts node `index` again on its data dir (a new node id, as every start is), in its place in `nodes`. */
@@ -21,7 +23,7 @@ export interface Nodes {
 }
 
 /**
- * `args`: the same for every node, or each node's own (its --node-name, --node-url), by index.
+ * `args` go to every node; a function gives each node its own (by index), e.g. its --node-name.
  * `options.env` overrides the environment of every node (the rate limits are set out of reach unless it sets them).
  */
 export async function startNodes(databaseUrl: string, count: number, args: string[] | ((index: number) => string[]) = [], options: { env?: Record<string, string> } = {}): Promise<Nodes> {
@@ -34,8 +36,8 @@ export async function startNodes(databaseUrl: string, count: number, args: strin
     setup.close();
   }
   const dirs = Array.from({ length: count }, () => mkdtempSync(join(tmpdir(), "parley-node-")));
-  const argsOf = typeof args === "function" ? args : () => args;
-  const start = (dir: string) => spawnServer(FROM_SOURCE, ["--data-dir", dir, "--database-url", databaseUrl, ...argsOf(dirs.indexOf(dir))], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "1000000", PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000", ...options.env } });
+  const argsOf = (dir: string) => (typeof args === "function" ? args(dirs.indexOf(dir)) : args);
+  const start = (dir: string) => spawnServer(FROM_SOURCE, ["--data-dir", dir, "--database-url", databaseUrl, ...argsOf(dir)], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "1000000", PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000", ...options.env } });
   const nodes: Nodes["nodes"] = [];
   const stop = async () => {
     await Promise.all(nodes.map((node) => node.stop()));
@@ -59,5 +61,5 @@ export async function startNodes(databaseUrl: string, count: number, args: strin
     nodes[index] = { ...node, api: new ApiClient(node.url) };
     return nodes[index];
   };
-  return { nodes, operator, kill, restart, stop };
+  return { nodes, operator, dataDirs: dirs, kill, restart, stop };
 }
