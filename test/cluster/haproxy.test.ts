@@ -7,6 +7,7 @@
 import { SQL } from "bun";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { execFileSync, spawnSync } from "node:child_process";
+import { connect as connectTcp } from "node:net";
 import { connect } from "node:tls";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
@@ -122,7 +123,8 @@ function through(path: string, options: { host?: string; method?: string; header
 function statusFromElsewhere(method: string, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
     let answer = "";
-    const socket = connect({ host: "127.0.0.1", port: https, localAddress: "127.0.0.2", rejectUnauthorized: false, servername: DOMAIN }, () =>
+    const tcp = connectTcp({ host: "127.0.0.1", port: https, localAddress: "127.0.0.2" });
+    const socket = connect({ socket: tcp, rejectUnauthorized: false, servername: DOMAIN }, () =>
       socket.write(`${method} ${path} HTTP/1.1\r\nhost: node-1.${DOMAIN}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`),
     );
     socket.on("data", (data) => (answer += data));
