@@ -5,8 +5,10 @@
 // scaling where the cores run out; the CPU per unit says how far more boxes would take it). Then the
 // failover time: a node holding live calls and running jobs is killed -9, and the clock runs until a
 // survivor has ended its calls and its jobs have run elsewhere.
-// Usage: bun scripts/bench/cluster.ts [--nodes 1,2,3] [--webhooks 3000] [--campaigns 3] [--contacts 600]
-//        [--seconds 5] [--connections 48] [--failover-calls 10]
+// With --rounds N the sizes take turns N times (so the box's mood falls on all of them) and the table
+// shows medians, with each figure's lowest and highest run.
+// Usage: bun scripts/bench/cluster.ts [--nodes 1,2,3] [--rounds 1] [--webhooks 3000] [--campaigns 3]
+//        [--contacts 600] [--seconds 5] [--connections 48] [--failover-calls 10]
 import type { Subprocess } from "bun";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,12 +21,14 @@ import { publishWorkspaceEvent } from "../../src/webhooks/outbox.ts";
 import { startPostgres, type PostgresServer } from "../../test/helpers/postgres.ts";
 import { API_SCENARIOS, NO_RATE_LIMITS, seedWorkspace, type Seeded } from "./api-scenarios.ts";
 import { spawnParley } from "./spawn-parley.ts";
+import { median } from "./stats.ts";
 import { runWrk, wrkAvailable } from "./wrk.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
     nodes: { type: "string", default: "1,2,3" },
+    rounds: { type: "string", default: "1" },
     webhooks: { type: "string", default: "3000" },
     campaigns: { type: "string", default: "3" },
     contacts: { type: "string", default: "600" },
@@ -34,6 +38,7 @@ const { values } = parseArgs({
   },
 });
 const SIZES = values.nodes.split(",").map(Number);
+const ROUNDS = Number(values.rounds);
 const WEBHOOKS = Number(values.webhooks);
 const CAMPAIGNS = Number(values.campaigns);
 const CONTACTS = Number(values.contacts);
@@ -100,9 +105,10 @@ const stopAll = async () => {
 };
 process.on("SIGINT", () => void stopAll().then(() => (postgres.stop(), rmSync(temp, { recursive: true, force: true }), process.exit(130))));
 
+let clusters = 0;
 /** `count` nodes on a fresh database, sharing the first one's instance key (as README "Running a cluster" says). */
 async function startCluster(count: number): Promise<{ nodes: Node[]; databaseUrl: string; keyFile: string }> {
-  const name = `cluster_${count}`;
+  const name = `cluster_${count}_${++clusters}`;
   postgres.sql(`CREATE DATABASE ${name}`);
   const databaseUrl = postgres.url(name);
   const dirs = Array.from({ length: count }, (_, i) => join(temp, `${name}-node${i + 1}`));
@@ -149,15 +155,13 @@ async function until(check: () => Promise<boolean> | boolean, ms: number, what: 
 interface Row {
   label: string;
   unit: string;
-  bySize: Map<number, number>;
-  /** Lower is better (CPU per unit, seconds to fail over): the ratio column reads the other way. */
-  cost?: boolean;
+  bySize: Map<number, number[]>;
 }
 const rows = new Map<string, Row>();
-function record(label: string, unit: string, size: number, value: number, cost = false): void {
-  const row = rows.get(label) ?? { label, unit, bySize: new Map(), cost };
+function record(label: string, unit: string, size: number, value: number): void {
+  const row = rows.get(label) ?? { label, unit, bySize: new Map() };
   rows.set(label, row);
-  row.bySize.set(size, value);
+  row.bySize.set(size, [...(row.bySize.get(size) ?? []), value]);
   console.log(`  ${size} node${size > 1 ? "s" : ""}  ${label}: ${value.toFixed(value < 10 ? 2 : value < 100 ? 1 : 0)} ${unit}`);
 }
 
@@ -165,8 +169,8 @@ function record(label: string, unit: string, size: number, value: number, cost =
 function recordWork(size: number, label: string, unit: string, per: number, perLabel: string, units: number, ms: number, cpu: { nodesMs: number[]; postgresMs: number }): void {
   const nodesMs = cpu.nodesMs.reduce((a, b) => a + b, 0);
   record(label, unit, size, units / (ms / 1000));
-  record(`${label}: node CPU per ${perLabel}`, "ms", size, (nodesMs / units) * per, true);
-  record(`${label}: PostgreSQL CPU per ${perLabel}`, "ms", size, (cpu.postgresMs / units) * per, true);
+  record(`${label}: node CPU per ${perLabel}`, "ms", size, (nodesMs / units) * per);
+  record(`${label}: PostgreSQL CPU per ${perLabel}`, "ms", size, (cpu.postgresMs / units) * per);
   console.log(`    node CPU shares: ${cpu.nodesMs.map((n) => `${(n / 1000).toFixed(1)} s`).join(" / ")} in ${(ms / 1000).toFixed(1)} s`);
 }
 
@@ -284,8 +288,8 @@ async function failover(size: number, nodes: Node[], context: Parley, token: str
     const [callsEnded, jobsResumed] = await Promise.all([seconds(() => liveOnVictim() === 0, "the calls to end"), seconds(() => undelivered() === 0, "the jobs to run elsewhere")]);
     const ends = postgresRows(context, "SELECT status, end_reason, count(*) AS n FROM calls WHERE node_id = ? GROUP BY status, end_reason", [victimRow.id]);
     console.log(`    failover: ${calls} live calls and ${heldByVictim} deliveries held by ${victim.name}; its calls now ${ends.map((e) => `${e.status}/${e.end_reason} ${e.n}`).join(", ")}`);
-    record(`failover: kill -9 → its ${calls} calls ended`, "s", size, callsEnded, true);
-    record(`failover: kill -9 → its ${heldByVictim} running jobs done elsewhere`, "s", size, jobsResumed, true);
+    record(`failover: kill -9 → its ${FAILOVER_CALLS} calls ended`, "s", size, callsEnded);
+    record("failover: kill -9 → its running deliveries done elsewhere", "s", size, jobsResumed);
     for (const phone of phones) phone.socket.close();
   } finally {
     slow.stop(true);
@@ -303,8 +307,8 @@ const receiverUrl = `http://127.0.0.1:${new TextDecoder().decode((await receiver
 const load = async () => (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
 const loadBefore = await load();
 try {
-  for (const size of SIZES) {
-    console.log(`${size} node${size > 1 ? "s" : ""}`);
+  for (let round = 1; round <= ROUNDS; round++) for (const size of SIZES) {
+    console.log(`${size} node${size > 1 ? "s" : ""}, round ${round}/${ROUNDS}`);
     const { nodes, databaseUrl, keyFile } = await startCluster(size);
     const context = publisher(databaseUrl, keyFile);
     try {
@@ -330,12 +334,19 @@ try {
 }
 const loadAfter = await load();
 
-console.log(`\n== cluster: ${SIZES.join(", ")} nodes on one PostgreSQL (loopback, fsync on); ${navigator.hardwareConcurrency} cores shared by the nodes, PostgreSQL and the load; load average ${loadBefore} before, ${loadAfter} after`);
+console.log(`\n== cluster: ${SIZES.join(", ")} nodes on one PostgreSQL (loopback, fsync on), ${ROUNDS > 1 ? `medians of ${ROUNDS} rounds (lowest–highest)` : "one round"}; ${navigator.hardwareConcurrency} cores shared by the nodes, PostgreSQL and the load; load average ${loadBefore} before, ${loadAfter} after`);
 const header = ["figure", ...SIZES.map((n) => `${n} node${n > 1 ? "s" : ""}`), ...SIZES.slice(1).map((n) => `${n}/${SIZES[0]}`)];
-const format = (n: number | undefined, unit: string) => (n === undefined ? "–" : Number.isNaN(n) ? "not within 120 s" : `${n.toFixed(n < 10 ? 2 : n < 100 ? 1 : 0)} ${unit}`);
+const digits = (n: number) => n.toFixed(n < 10 ? 2 : n < 100 ? 1 : 0);
+const medianOf = (runs: number[] | undefined) => (runs?.length ? median(runs) : undefined);
+const format = (runs: number[] | undefined, unit: string) => {
+  if (!runs?.length) return "–";
+  if (runs.some(Number.isNaN)) return "not within 120 s";
+  const spread = runs.length > 1 ? ` (${digits(Math.min(...runs))}–${digits(Math.max(...runs))})` : "";
+  return `${digits(median(runs))} ${unit}${spread}`;
+};
 const table = [...rows.values()].map((row) => {
-  const base = row.bySize.get(SIZES[0]);
-  return [row.label, ...SIZES.map((n) => format(row.bySize.get(n), row.unit)), ...SIZES.slice(1).map((n) => (base && row.bySize.get(n) !== undefined ? (row.bySize.get(n)! / base).toFixed(2) : ""))];
+  const base = medianOf(row.bySize.get(SIZES[0]));
+  return [row.label, ...SIZES.map((n) => format(row.bySize.get(n), row.unit)), ...SIZES.slice(1).map((n) => (base && medianOf(row.bySize.get(n)) !== undefined ? (medianOf(row.bySize.get(n))! / base).toFixed(2) : ""))];
 });
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
 for (const row of [header, widths.map((w) => "-".repeat(w)), ...table]) console.log(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
