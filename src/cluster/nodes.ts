@@ -1,4 +1,4 @@
-import { and, eq, gte, isNull } from "drizzle-orm";
+import { and, eq, gte, isNull, lt, ne } from "drizzle-orm";
 import type { AppContext } from "../core/context.ts";
 import { VERSION } from "../core/version.ts";
 import { nodes } from "../db/schema/index.ts";
@@ -38,6 +38,39 @@ export function findNode(ctx: AppContext, id: string): NodeRow | undefined {
 export function liveNodes(ctx: AppContext): NodeRow[] {
   const since = ctx.clock.now() - NODE_LOST_AFTER_MS;
   return ctx.db.select().from(nodes).where(and(isNull(nodes.stoppedAt), isNull(nodes.lostAt), gte(nodes.heartbeatAt, since))).orderBy(nodes.startedAt).all();
+}
+
+/** Nodes silent past the bound (`silentBefore`), neither stopped nor already found lost: a survivor may claim them. */
+export function silentNodes(ctx: AppContext, silentBefore: number): NodeRow[] {
+  return ctx.db.select().from(nodes).where(and(isNull(nodes.stoppedAt), isNull(nodes.lostAt), lt(nodes.heartbeatAt, silentBefore), ne(nodes.id, ctx.nodeId))).all();
+}
+
+/**
+ * Declares a silent node lost, by this node. A conditional UPDATE: of survivors racing for it (each
+ * waits on the row at READ COMMITTED, then finds it taken) only the one whose UPDATE changed the row
+ * takes over; a node that beat again in the meantime is not lost. `silentBefore` null: known dead.
+ */
+export function claimLostNode(ctx: AppContext, id: string, silentBefore: number | null): boolean {
+  return ctx.db
+    .update(nodes)
+    .set({ lostAt: ctx.clock.now(), lostBy: ctx.nodeId })
+    .where(and(eq(nodes.id, id), isNull(nodes.lostAt), isNull(nodes.stoppedAt), silentBefore === null ? undefined : lt(nodes.heartbeatAt, silentBefore)))
+    .run().changes === 1;
+}
+
+/**
+ * SQLite: one process serves a data dir (its serve lock), so at start every other node that never
+ * said it stopped died with its process: all are lost at once. Answers their ids.
+ */
+export function declareOthersLost(ctx: AppContext): string[] {
+  const others = ctx.db.select({ id: nodes.id }).from(nodes).where(and(isNull(nodes.stoppedAt), isNull(nodes.lostAt), ne(nodes.id, ctx.nodeId))).all();
+  if (others.length) ctx.db.update(nodes).set({ lostAt: ctx.clock.now(), lostBy: ctx.nodeId }).where(and(isNull(nodes.stoppedAt), isNull(nodes.lostAt), ne(nodes.id, ctx.nodeId))).run();
+  return others.map((node) => node.id);
+}
+
+/** Who declared this node lost (null while it is not). */
+export function lostBy(ctx: AppContext): string | null {
+  return findNode(ctx, ctx.nodeId)?.lostBy ?? null;
 }
 
 /**
