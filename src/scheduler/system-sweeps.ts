@@ -28,8 +28,8 @@ export interface Sweep {
   /** Run once at start, before the first tick (on the node starting: each such run is a catch-up, idempotent). */
   atStart?: boolean;
   /**
-   * Cluster-wide work (money, retention, expiry): on PostgreSQL each firing runs on one node, the one that
-   * claims it in sweep_runs. Without it the sweep runs on every node (its own calls, its own write-behind).
+   * Cluster-wide work (money, retention, expiry): each firing runs on one node, the one that claims it in
+   * sweep_runs. Without it the sweep runs on every node (its own calls, its own write-behind).
    */
   once?: boolean;
 }
@@ -53,10 +53,10 @@ export function startSystemSweeps(ctx: AppContext, features: Sweep[] = []): Swee
   const options = { protect: true, unref: true };
   run("rescue", () => rescueLeases(ctx))(); // a crashed predecessor's jobs need not wait for the first tick
   for (const sweep of features) if (sweep.atStart) run(sweep.name, sweep.run)();
-  // SQLite: one process per data dir, nothing to share a firing with.
+  // On SQLite (one process per data dir) the claim always wins; it still records when each sweep last ran.
   const claimed = (name: string, fire: () => void) => (cron: Cron) => {
     try {
-      if (ctx.dialect !== "sqlite" && !claimSweepRun(ctx, name, firedAt(cron))) return;
+      if (!claimSweepRun(ctx, name, firedAt(cron))) return;
     } catch (error) {
       return failed(name)(error);
     }
