@@ -332,7 +332,7 @@ export function startServer(ctx: Parley, options: ServerOptions = {}): RunningSe
       name: "lost nodes",
       pattern: LOSS_SWEEP_PATTERN,
       run() {
-        if (takeOverLostNodes(ctx, (id) => takeOverNode(ctx, id)).length) ctx.jobs.wake();
+        if (takeOverLostNodes(ctx, (id) => takeOverNode(ctx, id), heartbeat.steadySince()).length) ctx.jobs.wake();
       },
     },
     // Numbers' months that began since the last look (or while the server was down), each charged once.

@@ -8,9 +8,15 @@ export const LOSS_SWEEP_PATTERN = "*/5 * * * * *";
 /** What a survivor does with a lost node's holdings (its calls, its job leases), in the claim's transaction; answers what it took, for the log. */
 export type TakeOver = (nodeId: string) => Record<string, number>;
 
-/** One look for nodes silent past NODE_LOST_AFTER_MS: each is claimed and taken over. Answers the nodes this node took over. */
-export function takeOverLostNodes(ctx: AppContext, takeOver: TakeOver): string[] {
+/**
+ * One look for nodes silent past NODE_LOST_AFTER_MS: each is claimed and taken over. Answers the nodes
+ * this node took over. Only a node whose own beats have all landed for the bound (`steadySince`) looks:
+ * after a database outage every node's heartbeat is stale, and the first one back must not declare the
+ * others lost before they had the bound to beat again.
+ */
+export function takeOverLostNodes(ctx: AppContext, takeOver: TakeOver, steadySince: number): string[] {
   const silentBefore = ctx.clock.now() - NODE_LOST_AFTER_MS;
+  if (steadySince > silentBefore) return [];
   return silentNodes(ctx, silentBefore).map((node) => node.id).filter((id) => takeOverNode(ctx, id, silentBefore, takeOver));
 }
 

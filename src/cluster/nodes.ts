@@ -73,24 +73,37 @@ export function lostBy(ctx: AppContext): string | null {
   return findNode(ctx, ctx.nodeId)?.lostBy ?? null;
 }
 
+/** A running heartbeat: stop it, or ask since when its beats have all landed. */
+export interface Heartbeat {
+  stop(): void;
+  /** Since when every beat landed (start, or the first beat after one that failed): this node's view of the database is steady. */
+  steadySince(): number;
+}
+
 /**
  * Heartbeats on a timer. A beat that finds this node declared lost (it was silent past the bound: a
  * stalled process, a cut network) calls `onLost`: what it held belongs to others now.
  */
-export function startHeartbeat(ctx: AppContext, onLost: () => void): { stop(): void } {
+export function startHeartbeat(ctx: AppContext, onLost: () => void): Heartbeat {
   let lost = false;
+  let steadySince = ctx.clock.now();
+  let failing = false;
   const timer = setInterval(() => {
     if (lost) return;
     try {
       if (!beat(ctx)) {
         lost = true;
         onLost();
+        return;
       }
+      if (failing) steadySince = ctx.clock.now();
+      failing = false;
     } catch (error) {
       // The database is away: the next beat tries again; past the bound the others take over.
+      failing = true;
       ctx.logger.warn("node heartbeat failed", { error: (error as Error).message });
     }
   }, HEARTBEAT_MS);
   timer.unref?.();
-  return { stop: () => clearInterval(timer) };
+  return { stop: () => clearInterval(timer), steadySince: () => (failing ? Infinity : steadySince) };
 }
