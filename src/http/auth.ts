@@ -37,7 +37,7 @@ export function admission(ctx: HttpContext): Admit {
 }
 
 function buildAdmission(ctx: HttpContext): Admit {
-  const { rateLimiter, config } = ctx;
+  const { rateLimiter, nodeRateLimiter, config } = ctx;
 
   /** Anonymous traffic, and failed sign-ins, count against the client's IP. */
   const limitByIp = (meta: RequestMeta) => enforceRateLimit(rateLimiter, meta, `ip:${meta.ip}`, config.publicRateLimitPerMinute);
@@ -58,11 +58,13 @@ function buildAdmission(ctx: HttpContext): Admit {
     // A session token's route checks the token itself; the browser holding it counts as anonymous traffic.
     if (guard === "public" || guard === "token") return limitByIp(meta);
     // A monitor or load balancer behind the same address as busy public traffic (a NAT, the balancer
-    // itself) must never see 429 from health because of that traffic: probes count on their own.
-    if (guard === "probe") return enforceRateLimit(rateLimiter, meta, `probe:${meta.ip}`, config.publicRateLimitPerMinute * PROBE_ALLOWANCE);
+    // itself) must never see 429 from health because of that traffic: probes count on their own, and
+    // per node (a balancer probes each node of a cluster: more nodes must not make it 429).
+    if (guard === "probe") return enforceRateLimit(nodeRateLimiter, meta, `probe:${meta.ip}`, config.publicRateLimitPerMinute * PROBE_ALLOWANCE);
     // A carrier sends a callback per call event from a few addresses: its own bucket, at the
-    // credential rate; the route itself checks the carrier's signature.
-    if (guard === "carrier") return enforceRateLimit(rateLimiter, meta, `carrier:${meta.ip}`, config.rateLimitPerMinute * CARRIER_ALLOWANCE);
+    // credential rate, per node (its callbacks grow with the calls the cluster carries); the route
+    // itself checks the carrier's signature.
+    if (guard === "carrier") return enforceRateLimit(nodeRateLimiter, meta, `carrier:${meta.ip}`, config.rateLimitPerMinute * CARRIER_ALLOWANCE);
     const credential = readCredential(request.headers.get("authorization"));
     if (guard === "user") {
       if (!credential) {

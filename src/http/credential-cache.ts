@@ -19,11 +19,18 @@ export interface CachedKey {
  * after MAX_AGE_MS in case anything else ever edits the rows.
  */
 const MAX_AGE_MS = 30_000;
+/**
+ * On PostgreSQL another node may revoke a key or edit a workspace, and only its own cache hears of it:
+ * entries last a second, so a revocation holds on every node within one (a lookup per key, node and
+ * second costs nothing next to the requests it saves).
+ */
+const CLUSTER_MAX_AGE_MS = 1_000;
 const MAX_ENTRIES = 10_000;
 
 interface Cache {
   bySecretHash: Map<string, CachedKey>;
   byKeyId: Map<string, CachedKey>;
+  maxAgeMs: number;
 }
 
 const caches = new WeakMap<AppContext, Cache>();
@@ -31,21 +38,23 @@ const caches = new WeakMap<AppContext, Cache>();
 function cacheOf(ctx: AppContext): Cache {
   let cache = caches.get(ctx);
   if (!cache) {
-    cache = { bySecretHash: new Map(), byKeyId: new Map() };
+    cache = { bySecretHash: new Map(), byKeyId: new Map(), maxAgeMs: ctx.dialect === "postgres" ? CLUSTER_MAX_AGE_MS : MAX_AGE_MS };
     caches.set(ctx, cache);
   }
   return cache;
 }
 
 export function cachedKeyBySecretHash(ctx: AppContext, secretHash: string, now: number): CachedKey | undefined {
-  const entry = cacheOf(ctx).bySecretHash.get(secretHash);
-  return entry && now - entry.loadedAt < MAX_AGE_MS ? entry : undefined;
+  const cache = cacheOf(ctx);
+  const entry = cache.bySecretHash.get(secretHash);
+  return entry && now - entry.loadedAt < cache.maxAgeMs ? entry : undefined;
 }
 
 /** The key (and workspace) a request was authenticated with, as resolved moments ago. */
 export function cachedKeyById(ctx: AppContext, keyId: string, now: number): CachedKey | undefined {
-  const entry = cacheOf(ctx).byKeyId.get(keyId);
-  return entry && now - entry.loadedAt < MAX_AGE_MS ? entry : undefined;
+  const cache = cacheOf(ctx);
+  const entry = cache.byKeyId.get(keyId);
+  return entry && now - entry.loadedAt < cache.maxAgeMs ? entry : undefined;
 }
 
 export function rememberKey(ctx: AppContext, entry: CachedKey): void {

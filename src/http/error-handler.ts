@@ -26,8 +26,10 @@ const REFUSALS: Record<Refusal, { detail: string; retryAfterSeconds: number }> =
 export function errorHandler(ctx: HttpContext, routes: RouteIndex, metrics: HttpMetrics) {
   let outage: number | undefined; // since when the database server is unreachable, as last logged
   return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error: thrown, request, route, body }) => {
-    // Elysia wraps whatever the body parser throws; our own errors (413, 415) come out whole.
-    const error = code === "PARSE" && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown;
+    // Elysia wraps whatever the body parser throws; our own errors (413, 415) come out whole, and so does the
+    // database refusing the admission it runs first (a credential or a rate count to look up): 503, not 400.
+    const cause = code === "PARSE" ? (thrown as Error).cause : undefined;
+    const error = cause instanceof ApiError || databaseRefusal(cause) ? cause : thrown;
     const meta = findRequestMeta(request) ?? createRequestMeta(request, undefined, ctx.config, ctx.clock.now());
     const headers = { ...meta.headers };
     let problemCode: ErrorCode;
@@ -54,7 +56,7 @@ export function errorHandler(ctx: HttpContext, routes: RouteIndex, metrics: Http
     } else if (code === "NOT_FOUND") {
       ({ problemCode, detail } = unmatchedRoute(ctx, routes, request, meta, headers));
       Object.assign(headers, meta.headers);
-    } else if (code === "PARSE") {
+    } else if (code === "PARSE" && !refusal) {
       problemCode = "malformed_json";
       detail = "the body could not be parsed";
     } else if (refusal) {

@@ -1,7 +1,8 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { Elysia, ElysiaCustomStatusResponse } from "elysia";
 import type { AppContext } from "../core/context.ts";
 import { idempotencyKeys } from "../db/schema/index.ts";
+import { databaseRefusal } from "../db/refusals.ts";
 import { sha256Hex } from "../lib/crypto.ts";
 import { seal, unseal } from "../lib/sealed.ts";
 import { DAY, MINUTE } from "../lib/time.ts";
@@ -13,6 +14,17 @@ export const IDEMPOTENCY_HEADER = "idempotency-key";
 const RETENTION_MS = DAY;
 /** A claim older than this belongs to a request that died; let the retry take it over. */
 const ABANDONED_AFTER_MS = MINUTE;
+/** A claim still running is renewed this often, so no other node takes a slow request (an upload) for dead. */
+const RENEW_EVERY_MS = ABANDONED_AFTER_MS / 3;
+/** Past this a request is not vouched for any more, whatever happened to it (a leak must not hold a key for a day). */
+const RENEWED_AT_MOST_MS = 10 * MINUTE;
+
+/** This process's claims whose requests are still running, by scope and key. */
+interface Running {
+  claims: Map<string, { scope: string; key: string; claimedAt: number; since: number }>;
+  timer: ReturnType<typeof setInterval> | null;
+}
+const running = new WeakMap<AppContext, Running>();
 
 /**
  * `Idempotency-Key` on POST: the first response (2xx or 4xx) is stored, encrypted, for 24 h and
@@ -55,7 +67,7 @@ function claimKey(ctx: AppContext, meta: RequestMeta, key: string, requestHash: 
   const sameKey = and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key));
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = ctx.db.insert(idempotencyKeys).values({ scope, key, ...row }).onConflictDoNothing({ target: [idempotencyKeys.scope, idempotencyKeys.key] }).run();
-    if (inserted.changes > 0) return claimed(meta, scope, key);
+    if (inserted.changes > 0) return claimed(ctx, meta, scope, key, now);
     const existing = ctx.db.select().from(idempotencyKeys).where(sameKey).get();
     if (!existing) continue; // freed by a 5xx since the insert
     if (existing.expiresAt > now) {
@@ -69,20 +81,80 @@ function claimKey(ctx: AppContext, meta: RequestMeta, key: string, requestHash: 
           headers: { ...meta.headers, "content-type": existing.contentType ?? "application/json", "idempotent-replayed": "true" },
         });
       }
-      if (now - existing.createdAt < ABANDONED_AFTER_MS) {
+      // Renewed lately by the node running it, or running here (up to the time a request is vouched for).
+      const here = running.get(ctx)?.claims.get(runningKey(scope, key));
+      if (now - existing.createdAt < ABANDONED_AFTER_MS || (here && now - here.since < RENEWED_AT_MOST_MS)) {
         throw new ApiError("idempotency_in_progress", "a request with this Idempotency-Key is still being processed; retry shortly");
       }
     }
     // Expired, or abandoned by a request that died: taken over only if no other request took it since it was read.
     const takenOver = ctx.db.update(idempotencyKeys).set(row).where(and(sameKey, eq(idempotencyKeys.createdAt, existing.createdAt))).run();
-    if (takenOver.changes > 0) return claimed(meta, scope, key);
+    if (takenOver.changes > 0) return claimed(ctx, meta, scope, key, now);
   }
   throw new ApiError("idempotency_in_progress", "a request with this Idempotency-Key is still being processed; retry shortly");
 }
 
-function claimed(meta: RequestMeta, scope: string, key: string): undefined {
+function claimed(ctx: AppContext, meta: RequestMeta, scope: string, key: string, claimedAt: number): undefined {
   meta.idempotency = { scope, key };
+  let state = running.get(ctx);
+  if (!state) running.set(ctx, (state = { claims: new Map(), timer: null }));
+  state.claims.set(runningKey(scope, key), { scope, key, claimedAt, since: claimedAt });
+  // Only other nodes read the row's age to take a claim over: one process (SQLite) has nothing to renew.
+  if (!state.timer && ctx.dialect === "postgres") {
+    state.timer = setInterval(() => {
+      try {
+        renewRunningClaims(ctx);
+      } catch (error) {
+        ctx.logger.warn("could not renew the claims of running idempotent requests", { error });
+      }
+    }, RENEW_EVERY_MS);
+    state.timer.unref();
+  }
   return undefined;
+}
+
+function released(ctx: AppContext, scope: string, key: string): void {
+  const state = running.get(ctx);
+  if (!state) return;
+  state.claims.delete(runningKey(scope, key));
+  stopWhenIdle(state);
+}
+
+function stopWhenIdle(state: Running): void {
+  if (state.claims.size === 0 && state.timer) {
+    clearInterval(state.timer);
+    state.timer = null;
+  }
+}
+
+const runningKey = (scope: string, key: string) => `${scope}\n${key}`;
+
+/**
+ * Moves the claims of this process's requests still running forward (each statement conditional on the
+ * claim being the one this request made), so another node reads them as alive; returns how many.
+ */
+export function renewRunningClaims(ctx: AppContext): number {
+  const state = running.get(ctx);
+  if (!state) return 0;
+  const now = ctx.clock.now();
+  let renewed = 0;
+  for (const [id, claim] of state.claims) {
+    if (now - claim.claimedAt < RENEW_EVERY_MS) continue;
+    const mine = and(eq(idempotencyKeys.scope, claim.scope), eq(idempotencyKeys.key, claim.key), eq(idempotencyKeys.createdAt, claim.claimedAt), isNull(idempotencyKeys.status));
+    let changes = 0;
+    try {
+      if (now - claim.since < RENEWED_AT_MOST_MS) changes = ctx.db.update(idempotencyKeys).set({ createdAt: now }).where(mine).run().changes;
+    } catch (error) {
+      if (!databaseRefusal(error)) throw error;
+      continue; // the next round tries again
+    }
+    if (changes > 0) {
+      claim.claimedAt = now;
+      renewed++;
+    } else state.claims.delete(id); // settled, taken over, or past vouching for
+  }
+  stopWhenIdle(state);
+  return renewed;
 }
 
 function hasFiles(body: unknown): boolean {
@@ -104,6 +176,7 @@ export function settleIdempotency(ctx: AppContext, meta: RequestMeta, status: nu
   const claim = meta.idempotency;
   if (!claim) return;
   meta.idempotency = undefined;
+  released(ctx, claim.scope, claim.key);
   const where = and(eq(idempotencyKeys.scope, claim.scope), eq(idempotencyKeys.key, claim.key));
   if (status >= 500) {
     ctx.db.delete(idempotencyKeys).where(where).run();

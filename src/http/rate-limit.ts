@@ -11,11 +11,16 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
+/** Counts a request against a key's limit: in this process (SQLite), or for the cluster (shared-rate-limit.ts). */
+export interface Limiter {
+  hit(key: string, limit: number): RateDecision;
+}
+
 /**
- * Fixed one-minute windows per key, in memory: Parley is one process on one box, so there is no
- * shared store to consult, and a restart forgiving a minute of traffic is harmless.
+ * Fixed one-minute windows per key, in memory: on SQLite Parley is one process on one box, so there is
+ * no shared store to consult, and a restart forgiving a minute of traffic is harmless.
  */
-export class RateLimiter {
+export class RateLimiter implements Limiter {
   private windows = new Map<string, { start: number; count: number }>();
   private hitsSinceSweep = 0;
 
@@ -41,7 +46,7 @@ export class RateLimiter {
 }
 
 /** Counts the request against `key`, sets the RateLimit headers, and throws 429 past the limit. */
-export function enforceRateLimit(limiter: RateLimiter, meta: RequestMeta, key: string, limit: number): void {
+export function enforceRateLimit(limiter: Limiter, meta: RequestMeta, key: string, limit: number): void {
   const decision = limiter.hit(key, limit);
   meta.headers["ratelimit-limit"] = String(decision.limit);
   meta.headers["ratelimit-remaining"] = String(decision.remaining);

@@ -1,8 +1,8 @@
 import { Cron } from "croner";
 import { and, isNotNull, lt, or } from "drizzle-orm";
 import type { AppContext } from "../core/context.ts";
-import { idempotencyKeys, passwordResets, sessions } from "../db/schema/index.ts";
-import { DAY } from "../lib/time.ts";
+import { idempotencyKeys, passwordResets, rateCounters, sessions } from "../db/schema/index.ts";
+import { DAY, MINUTE } from "../lib/time.ts";
 import { pruneFinishedJobs, rescueExpiredLeases } from "../jobs/leases.ts";
 import { failureLevel } from "../db/refusals.ts";
 import { countRefusal } from "../core/refusal-count.ts";
@@ -91,7 +91,7 @@ export function rescueLeases(ctx: AppContext): number {
   return rescued;
 }
 
-export function pruneExpiredRows(ctx: AppContext): { idempotencyKeys: number; passwordResets: number; sessions: number; jobs: number } {
+export function pruneExpiredRows(ctx: AppContext): { idempotencyKeys: number; passwordResets: number; sessions: number; jobs: number; rateCounters: number } {
   const now = ctx.clock.now();
   const cutoff = now - ENDED_SESSION_RETENTION_MS;
   return {
@@ -102,6 +102,8 @@ export function pruneExpiredRows(ctx: AppContext): { idempotencyKeys: number; pa
       .delete(sessions)
       .where(or(lt(sessions.expiresAt, cutoff), and(isNotNull(sessions.revokedAt), lt(sessions.revokedAt, cutoff))))
       .run().changes,
+    // A cluster's rate windows (PostgreSQL): the current minute is counted, the one before may still be answering.
+    rateCounters: ctx.db.delete(rateCounters).where(lt(rateCounters.windowStart, now - 2 * MINUTE)).run().changes,
   };
 }
 

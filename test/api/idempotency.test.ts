@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { registerUser, serverWithUser } from "../helpers/fixtures.ts";
+import { expectInProgress, holdUpload } from "../helpers/held-request.ts";
 
 const s = serverWithUser();
 
@@ -102,6 +103,19 @@ describe("Idempotency-Key on POST", () => {
     expect(retried.body.id).not.toBe(first.body.id);
     const replayed = await s.server.api.post("/v1/agents", { name: "In flight" }, { token: s.user.token, headers });
     expect(replayed.body.id).toBe(retried.body.id);
+  });
+
+  test("a request still running past a minute keeps its key: the retry is 409 in progress, not a second run, and is replayed the answer once there is one", async () => {
+    const agent = await s.server.api.post("/v1/agents", { name: "Caller" }, { token: s.user.token });
+    const campaign = await s.server.api.post("/v1/campaigns", { name: "Slow upload", agent_id: agent.body.id }, { token: s.user.token });
+    const upload = await holdUpload(s.server.url, campaign.body.id, s.user.token, "slow-upload");
+    const claim = s.server.ctx.sqlite.prepare("SELECT status FROM idempotency_keys WHERE key = ?");
+    for (let waited = 0; !claim.get("slow-upload") && waited < 5_000; waited += 20) await Bun.sleep(20);
+    expect(claim.get("slow-upload")).toEqual({ status: null });
+    s.server.clock.advance(2 * 60_000); // a slow client: the claim is older than a dead request's
+    expectInProgress(await upload.send(s.server.url));
+    const first = await upload.finish();
+    expect(await upload.send(s.server.url)).toEqual({ status: 201, replayed: true, body: first });
   });
 
   test("stored responses expire after 24 h (runs last: it moves the clock)", async () => {

@@ -5,7 +5,9 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 // The specification's limits: 30/min per IP on public endpoints, 100/min per user or key otherwise.
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ settings: { rateLimitPerMinute: "100", publicRateLimitPerMinute: "30", trustedProxies: "127.0.0.1" } });
+  // The fake clock starts on a minute: a cluster's windows (PostgreSQL) are aligned to the minute, one process's start at the first request.
+  const startAt = Math.floor(Date.now() / 60_000) * 60_000;
+  server = await startTestServer({ startAt, settings: { rateLimitPerMinute: "100", publicRateLimitPerMinute: "30", trustedProxies: "127.0.0.1" } });
 });
 afterAll(() => server.stop());
 

@@ -16,7 +16,8 @@ export interface Nodes {
   stop(): Promise<void>;
 }
 
-export async function startNodes(databaseUrl: string, count: number, args: string[] = []): Promise<Nodes> {
+/** `options.env` overrides the environment of every node (the rate limits are set out of reach unless it sets them). */
+export async function startNodes(databaseUrl: string, count: number, args: string[] = [], options: { env?: Record<string, string> } = {}): Promise<Nodes> {
   // The schema and an operator first, from this process; then the nodes.
   const operator = { email: `operator-${Date.now()}@example.test`, password: "operator password long" };
   const setup = createTestContext({ databaseUrl });
@@ -26,7 +27,7 @@ export async function startNodes(databaseUrl: string, count: number, args: strin
     setup.close();
   }
   const dirs = Array.from({ length: count }, () => mkdtempSync(join(tmpdir(), "parley-node-")));
-  const start = (dir: string) => spawnServer(FROM_SOURCE, ["--data-dir", dir, "--database-url", databaseUrl, ...args], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "1000000", PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000" } });
+  const start = (dir: string) => spawnServer(FROM_SOURCE, ["--data-dir", dir, "--database-url", databaseUrl, ...args], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "1000000", PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000", ...options.env } });
   const nodes: Nodes["nodes"] = [];
   const stop = async () => {
     await Promise.all(nodes.map((node) => node.stop()));

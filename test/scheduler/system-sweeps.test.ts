@@ -13,9 +13,18 @@ test("expired idempotency keys, reset tokens and long-ended sessions are pruned;
   await api.post("/v1/auth/logout", undefined, { token: extra.body.access_token });
   const count = (table: string) => (ctx.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
-  expect(pruneExpiredRows(ctx)).toEqual({ idempotencyKeys: 0, passwordResets: 0, sessions: 0, jobs: 0 });
+  expect(pruneExpiredRows(ctx)).toEqual({ idempotencyKeys: 0, passwordResets: 0, sessions: 0, jobs: 0, rateCounters: 0 });
   clock.advance(31 * 24 * 60 * 60 * 1000);
+  // A cluster's rate windows: older than 2 minutes go, the last two minutes' stay.
+  const minute = Math.floor(clock.now() / 60_000) * 60_000;
+  const counter = ctx.sqlite.prepare("INSERT INTO rate_counters (key, window_start, count) VALUES (?, ?, 1)");
+  for (const start of [minute - 3 * 60_000, minute - 60_000, minute]) counter.run("cred:k", start);
+  // (On PostgreSQL the requests above were counted there too, a month ago.)
+  const stale = (ctx.sqlite.prepare("SELECT count(*) AS n FROM rate_counters WHERE window_start < ?").get(minute - 2 * 60_000) as { n: number }).n;
   const pruned = pruneExpiredRows(ctx);
+  expect(pruned.rateCounters).toBe(stale);
+  expect(stale).toBeGreaterThanOrEqual(1);
+  expect(ctx.sqlite.prepare("SELECT window_start FROM rate_counters ORDER BY window_start").pluck().all()).toEqual([minute - 60_000, minute]);
   expect(pruned.idempotencyKeys).toBe(1);
   expect(pruned.passwordResets).toBe(1);
   expect(pruned.sessions).toBeGreaterThanOrEqual(1);

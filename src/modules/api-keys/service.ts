@@ -68,7 +68,7 @@ export function renameKey(ctx: AppContext, workspaceId: string, id: string, name
   return getApiKey(ctx, workspaceId, id);
 }
 
-/** Revocation is immediate: resolved keys are forgotten, so the next request looks the key up and fails. */
+/** Revocation is immediate: resolved keys are forgotten, so the next request looks the key up and fails (on other nodes within a second: credential-cache.ts). */
 export function revokeKey(ctx: AppContext, workspaceId: string, id: string): void {
   if (!revokeApiKey(ctx.db, workspaceId, id, ctx.clock.now())) throw notFound("API key");
   forgetCredentials(ctx);
