@@ -52,7 +52,6 @@ export function startSystemSweeps(ctx: AppContext, features: Sweep[] = []): Swee
   };
   const options = { protect: true, unref: true };
   run("rescue", () => rescueLeases(ctx))(); // a crashed predecessor's jobs need not wait for the first tick
-  for (const sweep of features) if (sweep.atStart) run(sweep.name, sweep.run)();
   // On SQLite (one process per data dir) the claim always wins; it still records when each sweep last ran.
   const claimed = (name: string, fire: () => void) => (cron: Cron) => {
     try {
@@ -62,6 +61,12 @@ export function startSystemSweeps(ctx: AppContext, features: Sweep[] = []): Swee
     }
     fire();
   };
+  for (const sweep of features) {
+    if (!sweep.atStart) continue;
+    // The catch-up run covers the last firing: claimed if no node ran it yet (a late timer for it then skips it), run regardless.
+    if (sweep.once && sweep.pattern) claimed(sweep.name, () => {})(new Cron(sweep.pattern, { paused: true }));
+    run(sweep.name, sweep.run)();
+  }
   const crons = [
     new Cron(`*/${rescueIntervalSeconds(ctx)} * * * * *`, options, run("rescue", () => rescueLeases(ctx))),
     new Cron("17 * * * *", options, claimed("prune", run("prune", () => pruneExpiredRows(ctx)))),
