@@ -20,6 +20,7 @@ import { carriesBody, createRequestMeta } from "./http/request-meta.ts";
 import { RouteIndex } from "./http/route-index.ts";
 import { agentRoutes } from "./modules/agents/routes.ts";
 import { callRoutes } from "./modules/calls/routes.ts";
+import { callNodeRoutes } from "./modules/calls/node-routes.ts";
 import { carrierRoutes } from "./modules/carriers/routes.ts";
 import type { CarrierUsage } from "./modules/carriers/service.ts";
 import { campaignRoutes } from "./modules/campaigns/routes.ts";
@@ -68,8 +69,8 @@ export interface AppServices {
   operatorWorkspaceId: () => string | null;
   /** Queues a real outbound call from a workspace (the calls feature's createOutboundCall); ApiError when it cannot be placed. */
   placeCall: (workspaceId: string, input: { agent_id: string; to: string; variables: Record<string, unknown>; metadata: Record<string, unknown> }) => { id: string };
-  /** Suspension: hang up a workspace's live calls and cancel its queued ones; answers how many. */
-  stopWorkspaceCalls: (workspaceId: string, reason: string) => number;
+  /** Suspension: hang up a workspace's live calls (on every node) and cancel its queued ones; answers how many. */
+  stopWorkspaceCalls: (workspaceId: string, reason: string) => Promise<number>;
 }
 
 /**
@@ -106,6 +107,8 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(phoneNumberRoutes(ctx, services.carriers))
     .use(carrierRoutes(ctx, services.carriers, services.carrierUsage))
     .use(callRoutes(ctx, services.carriers))
+    // What the other nodes of a cluster ask of this one (signed with the node key; not in the API document).
+    .use(callNodeRoutes(ctx))
     .use(voiceRoutes(ctx))
     .use(campaignRoutes(ctx))
     .use(scheduleRoutes(ctx))

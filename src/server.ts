@@ -37,7 +37,8 @@ import { paymentSweeps } from "./modules/wallet/payments/sweeps.ts";
 import { auditRetentionSweeps } from "./modules/audit-log/retention.ts";
 import { chargedUntil, enginesOf, ensureFunds, settleCall } from "./modules/wallet/metering.ts";
 import { chargeNumberFees, ensureNumberFunds, startNumberFees, stopNumberFees } from "./modules/wallet/number-fees.ts";
-import { BROWSER_CARRIER, checkWebCallAllowed, createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB, stopWorkspaceCalls } from "./modules/calls/service.ts";
+import { BROWSER_CARRIER, checkWebCallAllowed, createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB } from "./modules/calls/service.ts";
+import { stopWorkspaceCalls } from "./modules/calls/controls.ts";
 import { callOutcomeMetrics } from "./modules/calls/metrics.ts";
 import { walletMetrics } from "./modules/wallet/metrics.ts";
 import { refusalMetrics } from "./core/refusal-count.ts";
@@ -69,6 +70,7 @@ import { clusterMetrics } from "./cluster/metrics.ts";
 import { endCallsOfLostNode } from "./modules/calls/node-loss.ts";
 import { releaseLeasesOf } from "./jobs/leases.ts";
 import { liveCalls } from "./voice/runtime/registry.ts";
+import { refreshSuspendedWorkspaces } from "./http/suspensions.ts";
 import { CarrierRegistry } from "./telephony/registry.ts";
 import { telnyxKind } from "./telephony/telnyx/kind.ts";
 import { twilioKind } from "./telephony/twilio/kind.ts";
@@ -77,10 +79,16 @@ import { simulatedKind } from "./telephony/simulated/kind.ts";
 import type { BrainServices } from "./voice/brains/services.ts";
 import { pocketsphinxAvailability, setBuiltinRecognitionSpeed, usePocketsphinxCache, type BuiltinRecognitionSpeed } from "./voice/speech/builtin/index.ts";
 import { placeCall } from "./modules/calls/connect.ts";
+import { recordingsStored, storeLeftRecordings } from "./modules/calls/recording-store.ts";
+import { closeFileStore } from "./files/file-store.ts";
+import { prepareFilesDir } from "./files/directory-store.ts";
 import { endLiveCallsAtShutdown, watchLiveCalls } from "./voice/runtime/watchdog.ts";
 import { deliverWebhook } from "./webhooks/delivery.ts";
 import { DELIVER_JOB } from "./webhooks/outbox.ts";
 import { DELIVERY_JOB_RUN_LIMIT } from "./webhooks/retry-policy.ts";
+
+/** How soon a node binds a SIP trunk another node of the cluster added or changed, and follows a suspension or resumption made there. */
+const CLUSTER_SYNC_MS = 3_000;
 
 /** Running jobs get this long to finish at shutdown; the rest are handed back to the queue. */
 const JOB_SHUTDOWN_DEADLINE_MS = 10_000;
@@ -110,7 +118,14 @@ export function createParley(options: ContextOptions): Parley {
   const brains = brainServices(ctx);
   const carriers = new CarrierRegistry(ctx, [simulatedKind(), sipKind(), twilioKind(), telnyxKind()]);
   const inbound = inboundCalls(ctx, brains, carriers);
-  carriers.attach({ inbound, log: (message) => ctx.logger.info(message), publicUrl: () => ctx.publicUrl, outbound: { allowPrivate: ctx.config.allowPrivateUrls } });
+  carriers.attach({
+    inbound,
+    log: (message) => ctx.logger.info(message),
+    publicUrl: () => ctx.publicUrl,
+    nodeUrl: () => ctx.config.nodeUrl || ctx.publicUrl,
+    nodeName: ctx.config.nodeName,
+    outbound: { allowPrivate: ctx.config.allowPrivateUrls },
+  });
   const services: AppServices = {
     brains,
     carriers,
@@ -293,6 +308,8 @@ export function startServer(ctx: Parley, options: ServerOptions = {}): RunningSe
   // A recogniser the executable carries is extracted, or its copy checked (~0.1 s), before anything
   // listens: not on the event loop in a live call's first turn or a health check.
   pocketsphinxAvailability();
+  // A shared --files-dir that is missing or read-only is said now, not at the first call's end.
+  if (ctx.config.filesDir) prepareFilesDir(ctx.config.filesDir);
   // Its own address, bound first: a taken metrics port stops the start before the API serves anyone.
   const metricsAddress = ctx.config.metricsAddress;
   const metrics = metricsAddress ? startMetricsListener(ctx.metrics, metricsAddress, ctx.config.metricsToken) : null;
@@ -317,6 +334,10 @@ export function startServer(ctx: Parley, options: ServerOptions = {}): RunningSe
   const heartbeat = startHeartbeat(ctx, () => whenLost(ctx, options));
   // The process that served this data dir before is gone (this one holds its lock): its calls and jobs need not wait for the loss sweep.
   if (previousNode && ctx.dialect === "postgres" && takeOverDeadNode(ctx, previousNode, (id) => takeOverNode(ctx, id))) ctx.jobs.wake();
+  void storeLeftRecordings(ctx).then(
+    (stored) => stored && ctx.logger.warn("stored recordings a previous run left in the data dir", { recordings: stored }),
+    (error) => ctx.logger.error("could not store the recordings a previous run left in the data dir", { error }),
+  );
   const sweeps = startSystemSweeps(ctx, [
     {
       name: "orphaned calls",
@@ -355,6 +376,17 @@ export function startServer(ctx: Parley, options: ServerOptions = {}): RunningSe
   ctx.jobs.start();
   // SIP trunks answer on their own ports from the start.
   ctx.carriers.listen();
+  // In a cluster a trunk added, changed or removed through another node is bound (or let go) here too.
+  // So are suspensions and resumptions made on another node (a suspension is also told at once: calls/controls.ts).
+  const followCluster = () => {
+    try {
+      ctx.carriers.resync();
+      refreshSuspendedWorkspaces(ctx);
+    } catch (error) {
+      ctx.logger.warn("the cluster's carrier connections and suspensions could not be read; tried again shortly", { error: (error as Error).message }); // the database is away
+    }
+  };
+  const clusterSync = ctx.dialect === "postgres" ? setInterval(followCluster, CLUSTER_SYNC_MS) : null;
   const hostname = server.hostname ?? ctx.config.host;
   return {
     port,
@@ -363,6 +395,7 @@ export function startServer(ctx: Parley, options: ServerOptions = {}): RunningSe
     url: `http://${ctx.config.host.includes(":") ? `[${ctx.config.host}]` : ctx.config.host === "0.0.0.0" ? "127.0.0.1" : ctx.config.host}:${port}`,
     async stop() {
       sweeps.stop();
+      if (clusterSync) clearInterval(clusterSync);
       metering.stop();
       processFigures.stop();
       await metrics?.stop();
@@ -370,6 +403,9 @@ export function startServer(ctx: Parley, options: ServerOptions = {}): RunningSe
       await ctx.jobs.stop(JOB_SHUTDOWN_DEADLINE_MS);
       const ended = await endLiveCallsAtShutdown(ctx, JOB_SHUTDOWN_DEADLINE_MS);
       if (ended) ctx.logger.info("live calls ended at shutdown", { calls: ended });
+      // Their recordings reach the file store before this node says it stopped (readers elsewhere wait until then).
+      await recordingsStored(ctx, JOB_SHUTDOWN_DEADLINE_MS);
+      await closeFileStore(ctx);
       heartbeat.stop();
       markStopped(ctx);
     },

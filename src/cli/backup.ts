@@ -67,7 +67,8 @@ export async function writeBackup(ctx: Parley, out: string, options: { includeKe
     const entries: { path: string; source: string }[] = [{ path: DATABASE, source: copy }];
     for (const stored of recordings) {
       for (const path of [stored, stored.replace(/\.wav$/, ".mp3")]) {
-        const source = recordingFile(root, path);
+        // Where the files are: --files-dir when the instance keeps them there (files/file-store.ts).
+        const source = recordingFile(ctx.config.filesDir || root, path);
         if (source && existsSync(source)) entries.push({ path, source });
       }
     }

@@ -6,6 +6,7 @@ import { requireLevel, type Principal, type RouteAuth, type SessionPrincipal } f
 import { assertNotSuspended } from "./suspensions.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
 import { requestMeta, type RequestMeta } from "./request-meta.ts";
+import { nodeSignatureProblem } from "../cluster/internal-channel.ts";
 
 /** Health checks per client IP and minute, as a multiple of the public limit (300 by default). */
 export const PROBE_ALLOWANCE = 10;
@@ -13,8 +14,8 @@ export const PROBE_ALLOWANCE = 10;
 /** Carrier callbacks per sending IP and minute, as a multiple of the credential limit. */
 const CARRIER_ALLOWANCE = 10;
 
-/** What a route asks of its caller: its documented auth, or a probe (public, with a bucket of its own). */
-export type Guard = RouteAuth | "probe";
+/** What a route asks of its caller: its documented auth, a probe (public, with a bucket of its own), or another node of the cluster. */
+export type Guard = RouteAuth | "probe" | "node";
 
 /** Checks a request against its route's guard once (resolving its credential, counting it), before anything reads the body. */
 export type Admit = (request: Request, guard: Guard) => Promise<void>;
@@ -65,6 +66,15 @@ function buildAdmission(ctx: HttpContext): Admit {
     // credential rate, per node (its callbacks grow with the calls the cluster carries); the route
     // itself checks the carrier's signature.
     if (guard === "carrier") return enforceRateLimit(nodeRateLimiter, meta, `carrier:${meta.ip}`, config.rateLimitPerMinute * CARRIER_ALLOWANCE);
+    // Another node of the cluster, proven by the node key's signature before the body is read (the route
+    // checks the body against it); it acts for a request already counted where it came in.
+    if (guard === "node") {
+      const problem = nodeSignatureProblem(ctx, request);
+      if (!problem) return;
+      limitByIp(meta);
+      if (problem === "missing") throw new ApiError("unauthorized", "this route is for the nodes of the cluster: the request carries no node signature");
+      throw new ApiError("forbidden", problem === "stale" ? "the node signature is more than 30 s old (or the nodes' clocks differ)" : "the node signature does not match this cluster's key");
+    }
     const credential = readCredential(request.headers.get("authorization"));
     if (guard === "user") {
       if (!credential) {
@@ -100,6 +110,7 @@ function buildAdmission(ctx: HttpContext): Admit {
  *   { probe: true }                                    anyone, per client IP in a bucket of its own (health checks)
  *   { carrier: true }                                  a carrier's callback: the route checks the carrier's signature
  *   { token: true }                                    a browser holding a single-use session token: the route redeems it
+ *   { node: true }                                     another node of the cluster (signed with the node key); never documented
  */
 export function authPlugin(ctx: HttpContext) {
   let plugin = plugins.get(ctx);
@@ -138,6 +149,10 @@ function buildAuthPlugin(ctx: HttpContext) {
     carrier: (_enabled: true) => ({
       detail: { "x-required-scope": "carrier", security: [] },
       transform: ({ request }: { request: Request }) => admit(request, "carrier"),
+    }),
+    node: (_enabled: true) => ({
+      detail: { "x-node": true, hide: true },
+      transform: ({ request }: { request: Request }) => admit(request, "node"),
     }),
     probe: (_enabled: true) => ({
       detail: { "x-required-scope": "public", "x-probe": true, security: [] },

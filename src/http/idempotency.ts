@@ -11,6 +11,8 @@ import { ApiError } from "./errors.ts";
 import { findRequestMeta, requestMeta, type RequestMeta } from "./request-meta.ts";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
+/** Routes between the nodes of a cluster (never documented, never a client's). */
+export const INTERNAL_PREFIX = "/internal/";
 const RETENTION_MS = DAY;
 /** A claim older than this belongs to a request that died; let the retry take it over. */
 const ABANDONED_AFTER_MS = MINUTE;
@@ -34,7 +36,8 @@ const running = new WeakMap<AppContext, Running>();
 export function idempotency(ctx: AppContext) {
   return new Elysia({ name: "parley.idempotency" })
     .onBeforeHandle({ as: "global" }, ({ request, body, route }) => {
-      if (request.method !== "POST") return;
+      // A node's forwarded control is not a client's request: the client's own key was honoured where it came in.
+      if (request.method !== "POST" || route.startsWith(INTERNAL_PREFIX)) return;
       const key = request.headers.get(IDEMPOTENCY_HEADER);
       if (key === null) return;
       if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new ApiError("bad_request", "Idempotency-Key must be 1-255 visible ASCII characters");

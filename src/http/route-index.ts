@@ -68,7 +68,7 @@ export class RouteIndex {
           websocket: route.method === "WS",
           path: route.path,
           auth: (detail["x-required-scope"] as RouteAuth | undefined) ?? null,
-          guard: detail["x-probe"] ? "probe" : ((detail["x-required-scope"] as RouteAuth | undefined) ?? null),
+          guard: detail["x-probe"] ? "probe" : detail["x-node"] ? "node" : ((detail["x-required-scope"] as RouteAuth | undefined) ?? null),
           bodyTypes: types.map((t) => ELYSIA_TYPES[t] ?? t),
           maxBodyBytes: (detail["x-max-body-bytes"] as number | undefined) ?? null,
           streamBody: detail["x-body-stream"] === true,

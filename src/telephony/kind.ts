@@ -17,6 +17,13 @@ export interface CarrierEnv {
   log: (message: string) => void;
   /** Where carriers reach us (--public-url, or the bound address): known once the server listens. */
   publicUrl: () => string;
+  /**
+   * Where this node is reached directly (--node-url, else the public URL): a call's media stream and its
+   * own callbacks come here, to the node that holds its leg, whichever node a load balancer sent the webhook to.
+   */
+  nodeUrl: () => string;
+  /** This node's name (--node-name): the key of its own settings in a connection's per-node map (SIP). */
+  nodeName: string;
   /** How requests to a carrier's API go out (private addresses only where the operator allows them). */
   outbound: OutboundPolicy;
 }

@@ -27,8 +27,31 @@ export class CarrierRegistry {
   /** Builds every connection whose kind takes calls on its own socket (SIP trunks), so they answer from the start. */
   listen(): void {
     this.listening = true;
+    this.resync();
+  }
+
+  /**
+   * Brings the listening carriers in step with the stored connections: one added, changed or removed
+   * through another node of a cluster is bound, rebound or closed here too (server.ts runs it every few seconds).
+   */
+  resync(): void {
+    if (!this.listening) return;
     const kinds = this.kinds().filter((kind) => kind.listens).map((kind) => kind.kind);
-    for (const row of connectionRowsOfKinds(this.ctx, kinds)) this.carrierOf(unsealConnection(this.ctx, row));
+    const rows = connectionRowsOfKinds(this.ctx, kinds);
+    for (const row of rows) {
+      if (this.live.get(row.id)?.updatedAt === row.updatedAt) continue;
+      try {
+        this.carrierOf(unsealConnection(this.ctx, row));
+      } catch (error) {
+        this.ctx.logger.error("a listening carrier connection could not be built", { connection_id: row.id, error: (error as Error).message });
+      }
+    }
+    const stored = new Set(rows.map((row) => row.id));
+    for (const [id, { carrier }] of this.live) {
+      if (stored.has(id) || !kinds.includes(carrier.kind)) continue;
+      carrier.close();
+      this.live.delete(id);
+    }
   }
 
   kinds(): CarrierKind[] {

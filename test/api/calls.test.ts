@@ -7,12 +7,14 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { MPEGDecoder } from "mpg123-decoder";
 import { calls as callsTable } from "../../src/db/schema/index.ts";
+import { fileStore } from "../../src/files/file-store.ts";
 import { csvCell } from "../../src/lib/csv.ts";
 import { decodeWav } from "../../src/voice/media/wav-format.ts";
 import { offlineRecognition } from "../../src/voice/speech/engines.ts";
 import { channelRms, fetchBytes, parseCsv, waitForCall } from "../helpers/call-api.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.ts";
 import { registerUser, serverWithUser, type RegisteredUser } from "../helpers/fixtures.ts";
+import { ON_POSTGRES } from "../helpers/server.ts";
 
 const s = serverWithUser("calls");
 const opts = () => ({ token: s.user.token });
@@ -326,10 +328,12 @@ describe("a completed conversation", () => {
 
   test("MP3: by Accept or at recording.mp3, made once, cached beside the WAV, same length and channels", async () => {
     const mp3Url = `${s.server.url}/v1/calls/${ids.done}/recording.mp3`;
-    const wavPath = join(s.server.ctx.dataDir.root, "recordings", s.user.workspaceId, `${ids.done}.wav`);
+    // Kept in the instance's file store: the data dir on SQLite, the database on PostgreSQL.
+    const store = fileStore(s.server.ctx);
+    const wavPath = `recordings/${s.user.workspaceId}/${ids.done}.wav`;
     const mp3Path = wavPath.replace(/\.wav$/, ".mp3");
-    expect(existsSync(wavPath)).toBe(true);
-    expect(existsSync(mp3Path)).toBe(false);
+    expect(await store.exists(wavPath)).toBe(true);
+    expect(await store.exists(mp3Path)).toBe(false);
     // Three players ask at once for an MP3 not made yet: each gets the whole, same file.
     const first = await Promise.all([fetchBytes(mp3Url, s.user.token), fetchBytes(mp3Url, s.user.token), fetchBytes(mp3Url, s.user.token)]);
     for (const res of first) {
@@ -337,8 +341,9 @@ describe("a completed conversation", () => {
       expect(res.headers.get("content-type")).toBe("audio/mpeg");
       expect(res.bytes).toEqual(first[0].bytes);
     }
-    expect(existsSync(mp3Path)).toBe(true);
-    expect(new Uint8Array(await Bun.file(mp3Path).arrayBuffer())).toEqual(first[0].bytes);
+    const kept = (await store.open(mp3Path))!;
+    expect(new Uint8Array(await new Response(await kept.range(0, kept.size - 1)).arrayBuffer())).toEqual(first[0].bytes);
+    if (!ON_POSTGRES) expect(existsSync(join(s.server.ctx.dataDir.root, mp3Path))).toBe(true); // beside the WAV, as before
     const again = await fetchBytes(mp3Url, s.user.token);
     expect(again.bytes).toEqual(first[0].bytes);
     const negotiated = await fetchBytes(`${s.server.url}/v1/calls/${ids.done}/recording`, s.user.token, { accept: "audio/mpeg" });
@@ -574,8 +579,9 @@ describe("CSV export", () => {
 describe("erasing a call", () => {
   test("removes recording, transcript and extracted data, keeps the row; again is harmless", async () => {
     const before = await finished(ids.done);
-    const wavPath = join(s.server.ctx.dataDir.root, "recordings", s.user.workspaceId, `${ids.done}.wav`);
-    expect(existsSync(wavPath)).toBe(true);
+    const store = fileStore(s.server.ctx);
+    const wavPath = `recordings/${s.user.workspaceId}/${ids.done}.wav`;
+    expect(await store.exists(wavPath)).toBe(true);
     const erased = await s.server.api.delete(`/v1/calls/${ids.done}`, opts());
     expect(erased.status).toBe(204);
 
@@ -595,8 +601,9 @@ describe("erasing a call", () => {
       variables: {},
       erased_at: expect.stringMatching(/Z$/),
     });
-    expect(existsSync(wavPath)).toBe(false);
-    expect(existsSync(wavPath.replace(/\.wav$/, ".mp3"))).toBe(false);
+    expect(await store.exists(wavPath)).toBe(false);
+    expect(await store.exists(wavPath.replace(/\.wav$/, ".mp3"))).toBe(false);
+    expect(existsSync(join(s.server.ctx.dataDir.root, wavPath))).toBe(false); // nor a local copy, in either mode
     for (const path of ["recording", "recording.mp3"]) {
       const gone = await s.server.api.get(`/v1/calls/${ids.done}/${path}`, opts());
       expect({ path, status: gone.status, code: gone.body.code }).toEqual({ path, status: 410, code: "gone" });

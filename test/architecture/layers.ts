@@ -9,6 +9,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["config/", "db/", "net/", "core/version.ts"],
   ["core/"],
   ["jobs/", "cluster/"],
+  // Where recordings are kept (a directory, or the database in chunks): below every feature that stores files.
+  ["files/"],
   ["webhooks/"],
   ["http/", "scheduler/"],
   // The metrics listener and the process's own figures: beside the API, never inside it.

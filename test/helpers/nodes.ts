@@ -13,11 +13,16 @@ export interface Nodes {
   nodes: (ServerProcess & { api: ApiClient })[];
   /** The operator's e-mail and password (made before the nodes started). */
   operator: { email: string; password: string };
+  /** Each node's data dir (its instance.key is the cluster's). */
+  dataDirs: string[];
   stop(): Promise<void>;
 }
 
-/** `options.env` overrides the environment of every node (the rate limits are set out of reach unless it sets them). */
-export async function startNodes(databaseUrl: string, count: number, args: string[] = [], options: { env?: Record<string, string> } = {}): Promise<Nodes> {
+/**
+ * `args` go to every node; a function gives each node its own (by index), e.g. its --node-name.
+ * `options.env` overrides the environment of every node (the rate limits are set out of reach unless it sets them).
+ */
+export async function startNodes(databaseUrl: string, count: number, args: string[] | ((index: number) => string[]) = [], options: { env?: Record<string, string> } = {}): Promise<Nodes> {
   // The schema and an operator first, from this process; then the nodes.
   const operator = { email: `operator-${Date.now()}@example.test`, password: "operator password long" };
   const setup = createTestContext({ databaseUrl });
@@ -27,7 +32,8 @@ export async function startNodes(databaseUrl: string, count: number, args: strin
     setup.close();
   }
   const dirs = Array.from({ length: count }, () => mkdtempSync(join(tmpdir(), "parley-node-")));
-  const start = (dir: string) => spawnServer(FROM_SOURCE, ["--data-dir", dir, "--database-url", databaseUrl, ...args], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "1000000", PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000", ...options.env } });
+  const argsOf = (dir: string) => (typeof args === "function" ? args(dirs.indexOf(dir)) : args);
+  const start = (dir: string) => spawnServer(FROM_SOURCE, ["--data-dir", dir, "--database-url", databaseUrl, ...argsOf(dir)], { env: { PARLEY_RATE_LIMIT_PER_MINUTE: "1000000", PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000", ...options.env } });
   const nodes: Nodes["nodes"] = [];
   const stop = async () => {
     await Promise.all(nodes.map((node) => node.stop()));
@@ -42,5 +48,5 @@ export async function startNodes(databaseUrl: string, count: number, args: strin
     await stop();
     throw error;
   }
-  return { nodes, operator, stop };
+  return { nodes, operator, dataDirs: dirs, stop };
 }

@@ -144,6 +144,38 @@ describe("a Telnyx connection", () => {
     fake.callee = "answer";
   }, CALL_TIMEOUT);
 
+  test("a node with its own --node-url: a call's stream and its own events go to the node, new calls to the application's webhook (any node)", async () => {
+    // The same process reached by another name stands in for a node's own address behind a load balancer.
+    const nodeUrl = s.server.url.replace("127.0.0.1", "localhost");
+    s.server.ctx.config.nodeUrl = nodeUrl;
+    try {
+      fake.callee = "answer";
+      const next = fake.nextCall();
+      const callId = (await post("/v1/calls/outbound", { agent_id: agentId, to: CUSTOMER, from: agentNumber })).id;
+      const call = await next;
+      const dial = fake.requests.filter((r) => r.path === "/v2/calls").at(-1)!.body;
+      expect(dial.stream_url).toBe(`${nodeUrl.replace("http", "ws")}/v1/telephony/telnyx/stream`);
+      expect(dial.webhook_url).toBe(`${nodeUrl}/v1/telephony/telnyx/events?connection=${connectionId}&call=${callId}`);
+      await waitForCall(s.server.api, s.user.token, callId, (c) => c.status === "in_progress", 10_000);
+      await call.hangUp();
+      expect(await waitForCall(s.server.api, s.user.token, callId)).toMatchObject({ status: "completed", end_reason: "customer_hangup" });
+      expect(call.webhookAnswers.every((status) => status === 204)).toBe(true);
+
+      // A caller rings: call.initiated comes to the application's webhook (the public URL); the answer points the rest at this node.
+      expect(fake.appWebhookUrl).toBe(`${s.server.url}/v1/telephony/telnyx/events?connection=${connectionId}`);
+      const inbound = await fake.incoming(CUSTOMER, agentNumber);
+      await waitUntil(() => inbound.actions.some((a) => a.action === "answer") && inbound.playout.played.length > 0, "the answer and the greeting");
+      const answer = inbound.actions.find((a) => a.action === "answer")!.body;
+      expect(answer.stream_url).toBe(`${nodeUrl.replace("http", "ws")}/v1/telephony/telnyx/stream`);
+      expect(answer.webhook_url).toStartWith(`${nodeUrl}/v1/telephony/telnyx/events?connection=${connectionId}&call=call_`);
+      await inbound.hangUp();
+      const [live] = (await s.server.api.get("/v1/calls?direction=inbound&limit=1", opts())).body.data;
+      expect(await waitForCall(s.server.api, s.user.token, live.id)).toMatchObject({ status: "completed", end_reason: "customer_hangup" });
+    } finally {
+      s.server.ctx.config.nodeUrl = "";
+    }
+  }, CALL_TIMEOUT);
+
   test("forged, stale and replayed events are refused or ignored; the call stays as it was", async () => {
     const next = fake.nextCall();
     const callId = (await post("/v1/calls/outbound", { agent_id: agentId, to: CUSTOMER, from: agentNumber })).id;

@@ -258,6 +258,38 @@ describe("a Twilio connection", () => {
     }
   }, CALL_TIMEOUT);
 
+  test("a node with its own --node-url: the call's stream and its status callbacks go to the node, the number's webhooks to the public URL", async () => {
+    // The same process reached by another name stands in for a node's own address behind a load balancer.
+    const nodeUrl = s.server.url.replace("127.0.0.1", "localhost");
+    s.server.ctx.config.nodeUrl = nodeUrl;
+    try {
+      fake.callee = "answer";
+      const next = fake.nextCall();
+      const callId = (await post("/v1/calls/outbound", { agent_id: agentId, to: CUSTOMER, from: agentNumber })).id;
+      const call = await next;
+      const create = fake.requests.filter((r) => r.path.endsWith("/Calls.json")).at(-1)!;
+      expect(create.form.get("Twiml")).toContain(`<Stream url="${nodeUrl.replace("http", "ws")}/v1/telephony/twilio/stream">`);
+      expect(create.form.get("StatusCallback")).toBe(`${nodeUrl}/v1/telephony/twilio/status?connection=${connectionId}&call=${callId}`);
+      // Twilio signs what it requests: the stream and the callbacks, at the node's URL, are accepted.
+      await waitForCall(s.server.api, s.user.token, callId, (c) => c.status === "in_progress", 10_000);
+      expect((await s.server.api.post(`/v1/calls/${callId}/hangup`, undefined, opts())).status).toBe(202);
+      await waitForCall(s.server.api, s.user.token, callId);
+      await waitUntil(() => call.ended, "Twilio to end the call");
+      expect(call.callbackAnswers.length).toBeGreaterThan(0);
+      expect(call.callbackAnswers.every((status) => status === 204)).toBe(true);
+
+      // A caller rings the number: its voice webhook stays the public URL (any node); the TwiML sends the stream to this node.
+      expect(fake.owned.get(agentNumber)!.voice_url).toBe(`${s.server.url}/v1/telephony/twilio/voice?connection=${connectionId}`);
+      const inbound = await fake.incoming(CUSTOMER, agentNumber);
+      expect(inbound.twiml).toContain(`<Stream url="${nodeUrl.replace("http", "ws")}/v1/telephony/twilio/stream">`);
+      await waitUntil(() => inbound.playout.played.length > 0, "the greeting over the node's stream");
+      await inbound.hangUp();
+      await waitForCall(s.server.api, s.user.token, inbound.streamParameters.call_id);
+    } finally {
+      s.server.ctx.config.nodeUrl = "";
+    }
+  }, CALL_TIMEOUT);
+
   test("bad signatures are 403 and change nothing: webhook, status callback, stream handshake; a stream without its token is closed", async () => {
     const voiceUrl = `${s.server.url}/v1/telephony/twilio/voice?connection=${connectionId}`;
     const params = { AccountSid: fake.accountSid, CallSid: "CA00000000000000000000000000000001", From: CUSTOMER, To: agentNumber, CallStatus: "ringing", Direction: "inbound" };

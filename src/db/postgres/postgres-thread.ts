@@ -9,9 +9,8 @@
 // (or BEGIN) outside a transaction whose connection broke within RETRY_WITHIN_MS of sending it, once, on
 // the new connection. A write whose connection broke may have committed, so it is reported, not re-sent.
 import { SQL } from "bun";
-import { readFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
-import { CONNECTED, REPLIES, TLS_FAILURE, type Reply, type Request, type TlsChoice, type WireError } from "./protocol.ts";
+import { CONNECTED, REPLIES, TLS_FAILURE, tlsOption, type Reply, type Request, type WireError } from "./protocol.ts";
 
 const { port, signal } = workerData as { port: MessagePort; signal: Int32Array };
 
@@ -35,14 +34,6 @@ function answer(reply: Reply): void {
   port.postMessage(reply);
   Atomics.add(signal, REPLIES, 1);
   Atomics.notify(signal, REPLIES);
-}
-
-/** As libpq: a CA file makes require check the chain (as verify-ca); only verify-full also checks the host name. */
-function tlsOption(tls: TlsChoice): unknown {
-  if (tls.mode === "disable") return false;
-  if (!tls.rootCert || tls.mode === "allow" || tls.mode === "prefer") return tls.mode;
-  const ca = readFileSync(tls.rootCert, "utf8");
-  return tls.mode === "verify-full" ? { ca, rejectUnauthorized: true } : { ca, checkServerIdentity: () => undefined, rejectUnauthorized: true };
 }
 
 /** Lets go of the connection at once (a reserved one would hold close() up). */

@@ -1,4 +1,5 @@
 // What the main thread and the PostgreSQL thread (postgres-thread.ts) say to each other.
+import { readFileSync } from "node:fs";
 
 /** How the rows come back: objects (better-sqlite3's default), arrays (its raw mode), or a count. */
 export type ResultMode = "objects" | "arrays" | "count";
@@ -43,4 +44,12 @@ export const TLS_FAILURE = /^ERR_TLS_|^UNABLE_TO_|CERT|SSL|TLS|SIGNATURE|ISSUER/
 export interface TlsChoice {
   mode: "disable" | "allow" | "prefer" | "require" | "verify-ca" | "verify-full";
   rootCert?: string;
+}
+
+/** Bun's driver's `tls` for a choice, as libpq: a CA file makes require check the chain (as verify-ca); only verify-full also checks the host name. */
+export function tlsOption(tls: TlsChoice): unknown {
+  if (tls.mode === "disable") return false;
+  if (!tls.rootCert || tls.mode === "allow" || tls.mode === "prefer") return tls.mode;
+  const ca = readFileSync(tls.rootCert, "utf8");
+  return tls.mode === "verify-full" ? { ca, rejectUnauthorized: true } : { ca, checkServerIdentity: () => undefined, rejectUnauthorized: true };
 }

@@ -2,6 +2,8 @@ import type { AppContext } from "../../core/context.ts";
 import { countRefusal } from "../../core/refusal-count.ts";
 import { databaseRefusal } from "../../db/refusals.ts";
 import type { CallJournal } from "../../voice/runtime/journal.ts";
+import { storedRecordingPath } from "./recording.ts";
+import { storeRecording } from "./recording-store.ts";
 import { addTimelineEvent, endCall, markAnswered, recordTurn, reportCallError, reportTransfer, type CallRow } from "./lifecycle.ts";
 
 /** How soon a report the database refused is tried again. */
@@ -53,6 +55,10 @@ export function callJournal(ctx: AppContext, call: Pick<CallRow, "id" | "workspa
     turn: (turn) => report("turn", () => recordTurn(ctx, call.id, turn)),
     error: (code, message, fatal) => report("error", () => reportCallError(ctx, call.id, code, message, fatal)),
     transfer: (to, reason) => report("transfer", () => reportTransfer(ctx, call.id, to, reason)),
-    end: (ending) => report("end", () => void endCall(ctx, call.id, ending)),
+    end: (ending) =>
+      report("end", () => {
+        // Its end committed (recording_url in its events): the WAV written here moves into the file store.
+        if (endCall(ctx, call.id, ending) && ending.recordingPath) storeRecording(ctx, call, storedRecordingPath(ctx.dataDir.root, ending.recordingPath));
+      }),
   };
 }

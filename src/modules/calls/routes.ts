@@ -11,10 +11,12 @@ import { E164 } from "../phone-numbers/models.ts";
 import type { TurnRecord } from "./lifecycle.ts";
 import { callCosts } from "./costs.ts";
 import { Call, CallEvent, CallsQuery, OutboundBody, Turn, callJson, transcriptText } from "./models.ts";
-import { fileResponse, mp3For, requireRecording } from "./recording.ts";
+import { fileResponse } from "./recording.ts";
+import { openMp3, openRecording } from "./recording-store.ts";
 import type { CarrierRegistry } from "../../telephony/registry.ts";
 import { reachOf } from "../../telephony/reach.ts";
 import * as service from "./service.ts";
+import { controlCall } from "./controls.ts";
 
 const doc = docsFor("Calls");
 
@@ -94,10 +96,10 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
       "/:id/recording",
       async ({ principal, params, request }) => {
         const call = service.getCall(ctx, principal.workspaceId, params.id);
-        const wav = requireRecording(ctx.dataDir.root, call.recordingPath, call.erasedAt !== null);
+        const wav = await openRecording(ctx, call);
         const accept = request.headers.get("accept") ?? "";
         const wantsMp3 = /audio\/(mpeg|mp3)/.test(accept) && !/audio\/(wav|x-wav|wave)/.test(accept);
-        if (wantsMp3) return fileResponse(await mp3For(wav), "audio/mpeg", request.headers.get("range"), { vary: "accept" });
+        if (wantsMp3) return fileResponse(await openMp3(ctx, call), "audio/mpeg", request.headers.get("range"), { vary: "accept" });
         return fileResponse(wav, "audio/wav", request.headers.get("range"), { vary: "accept" });
       },
       {
@@ -111,7 +113,7 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
       "/:id/recording.mp3",
       async ({ principal, params, request }) => {
         const call = service.getCall(ctx, principal.workspaceId, params.id);
-        return fileResponse(await mp3For(requireRecording(ctx.dataDir.root, call.recordingPath, call.erasedAt !== null)), "audio/mpeg", request.headers.get("range"));
+        return fileResponse(await openMp3(ctx, call), "audio/mpeg", request.headers.get("range"));
       },
       { auth: "read", params: IdParam, response: { 200: t.String({ description: "audio/mpeg; Range supported" }) }, detail: { ...doc("getCallRecordingMp3", "Recording as MP3 (the URL events carry)"), "x-response-types": ["audio/mpeg"] } },
     )
@@ -145,9 +147,8 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
     )
     .post(
       "/:id/hangup",
-      ({ principal, params, request }) => {
-        const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
-        live.hangup("agent_hangup");
+      async ({ principal, params, request }) => {
+        await controlCall(ctx, principal.workspaceId, params.id, { action: "hangup" });
         return status(202, json(service.getCall(ctx, principal.workspaceId, params.id), request));
       },
       { auth: "write", params: IdParam, response: { 202: Call }, detail: doc("hangupCall", "End a live call") },
@@ -155,8 +156,7 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
     .post(
       "/:id/transfer",
       async ({ principal, params, body, request }) => {
-        const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
-        await live.transfer(body.to, body.reason ?? null);
+        await controlCall(ctx, principal.workspaceId, params.id, { action: "transfer", to: body.to, reason: body.reason ?? null });
         return status(202, json(service.getCall(ctx, principal.workspaceId, params.id), request));
       },
       {
@@ -169,9 +169,8 @@ export function callRoutes(ctx: HttpContext, carriers: CarrierRegistry) {
     )
     .post(
       "/:id/say",
-      ({ principal, params, body }) => {
-        const { live } = service.requireLive(ctx, principal.workspaceId, params.id);
-        live.say(body.text);
+      async ({ principal, params, body }) => {
+        await controlCall(ctx, principal.workspaceId, params.id, { action: "say", text: body.text });
         return status(202, { status: "accepted" as const });
       },
       {

@@ -1,4 +1,3 @@
-import { rm } from "node:fs/promises";
 import { and, desc, eq, gt, gte, lt, notInArray, or, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { callEvents, calls, LIVE_STATUSES, type CallStatus } from "../../db/schema/index.ts";
@@ -17,7 +16,7 @@ import { configOf } from "../agents/models.ts";
 import type { PhoneNumberRow } from "../phone-numbers/models.ts";
 import { addTimelineEvent, checkCallStart, endCall, findCall, type CallRow } from "./lifecycle.ts";
 import { callsPorts } from "./ports.ts";
-import { mp3Settled, recordingFile } from "./recording.ts";
+import { eraseRecording } from "./recording-store.ts";
 
 export const PLACE_JOB = "calls.place";
 /**
@@ -302,12 +301,7 @@ export async function eraseCall(ctx: AppContext, workspaceId: string, id: string
   const call = getCall(ctx, workspaceId, id);
   if (liveCalls(ctx).has(id) || LIVE_STATUSES.includes(call.status)) throw new ApiError("invalid_state", "a live call cannot be erased; hang it up first");
   if (call.erasedAt !== null) return call;
-  // Only files inside this instance's data dir are ever removed.
-  const wav = recordingFile(ctx.dataDir.root, call.recordingPath);
-  if (wav) {
-    await mp3Settled(wav);
-    for (const path of [wav, wav.replace(/\.wav$/, ".mp3")]) await rm(path, { force: true });
-  }
+  await eraseRecording(ctx, call);
   ctx.sqlite.transaction(() => {
     if (findCall(ctx, id)?.erasedAt !== null) return; // a concurrent erase got here first
     const now = ctx.clock.now();
@@ -318,8 +312,8 @@ export async function eraseCall(ctx: AppContext, workspaceId: string, id: string
   return findCall(ctx, id)!;
 }
 
-/** Stops every call of a workspace now (its suspension): live ones hang up with `reason`, queued ones are canceled. */
-export function stopWorkspaceCalls(ctx: AppContext, workspaceId: string, reason: string): number {
+/** Stops a workspace's calls in this process now (its suspension): live ones hang up with `reason`, queued ones are canceled (controls.ts asks the other nodes). */
+export function stopLocalWorkspaceCalls(ctx: AppContext, workspaceId: string, reason: string): number {
   let stopped = 0;
   for (const live of liveCalls(ctx).values()) {
     if (live.workspaceId !== workspaceId) continue;

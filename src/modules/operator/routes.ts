@@ -15,7 +15,7 @@ export function operatorRoutes(ctx: HttpContext, stopCalls: StopWorkspaceCalls) 
   const one = (row: Parameters<typeof tenantsJson>[1][number]) => tenantsJson(ctx, [row])[0];
   return new Elysia()
     .use(authPlugin(ctx))
-    .post("/v1/admin/workspaces/:id/suspend", ({ params, body }) => one(suspendTenant(ctx, params.id, body.reason, stopCalls)), {
+    .post("/v1/admin/workspaces/:id/suspend", async ({ params, body }) => one(await suspendTenant(ctx, params.id, body.reason, stopCalls)), {
       auth: "operator",
       params: IdParam,
       body: SuspendRequest,

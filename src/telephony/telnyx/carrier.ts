@@ -43,11 +43,13 @@ export class TelnyxCarrier extends CloudCarrier implements Carrier {
     this.verifyKey = telnyxPublicKey(connection.credentials.public_key ?? "");
   }
 
+  /** A call's own events and its media stream come to this node, which holds its leg (--node-url); the application's webhook (a new call) to any node. */
   urls() {
     const publicUrl = this.env.publicUrl();
+    const nodeUrl = this.env.nodeUrl();
     return {
-      events: (callId?: string) => `${publicUrl}${this.base}/events?connection=${this.connection.id}${callId ? `&call=${callId}` : ""}`,
-      stream: `${publicUrl.replace(/^http/, "ws")}${this.base}/stream`,
+      events: (callId?: string) => `${callId ? nodeUrl : publicUrl}${this.base}/events?connection=${this.connection.id}${callId ? `&call=${callId}` : ""}`,
+      stream: `${nodeUrl.replace(/^http/, "ws")}${this.base}/stream`,
     };
   }
 

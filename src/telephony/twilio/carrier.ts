@@ -35,15 +35,19 @@ export class TwilioCarrier extends CloudCarrier implements Carrier {
     this.numbers = new TwilioNumbers(this.rest, this.settings.country, this.credentials.accountSid, () => ({ voice: this.urls().voice, status: this.urls().status() }));
   }
 
-  /** Where Twilio calls back for this connection. */
+  /**
+   * Where Twilio calls back for this connection. A number's webhooks go to the public URL (any node);
+   * a call's stream and its own status callbacks to this node, which holds its leg (--node-url).
+   */
   urls() {
     const publicUrl = this.env.publicUrl();
-    const status = (callId?: string) => `${publicUrl}${this.base}/status?connection=${this.connection.id}${callId ? `&call=${callId}` : ""}`;
+    const nodeUrl = this.env.nodeUrl();
+    const status = (callId?: string) => `${callId ? nodeUrl : publicUrl}${this.base}/status?connection=${this.connection.id}${callId ? `&call=${callId}` : ""}`;
     return {
       voice: `${publicUrl}${this.base}/voice?connection=${this.connection.id}`,
       status,
       // Twilio takes no query string on a stream URL: the call and its token ride as <Parameter>s.
-      stream: `${publicUrl.replace(/^http/, "ws")}${this.base}/stream`,
+      stream: `${nodeUrl.replace(/^http/, "ws")}${this.base}/stream`,
     };
   }
 

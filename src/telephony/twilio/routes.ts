@@ -36,11 +36,14 @@ function formParams(body: unknown): FormParams {
 }
 
 export function twilioRoutes(ctx: HttpContext, services: CarrierRouteServices, base: string, calls: StreamCalls) {
-  /** The URL Twilio requested, as it knows it: the public URL, not the address we listen on. */
-  const signedUrl = (request: Request, scheme: "http" | "ws") => {
+  /**
+   * The URLs Twilio may have requested, as it knows them: the public URL (a number's webhooks), or this
+   * node's own (a call's stream and status callbacks, --node-url); never the address we listen on.
+   */
+  const signedUrls = (request: Request, scheme: "http" | "ws") => {
     const url = new URL(request.url);
-    const publicUrl = scheme === "ws" ? ctx.publicUrl.replace(/^http/, "ws") : ctx.publicUrl;
-    return `${publicUrl}${url.pathname}${url.search}`;
+    const bases = [...new Set([ctx.publicUrl, ctx.config.nodeUrl || ctx.publicUrl])];
+    return bases.map((base) => `${scheme === "ws" ? base.replace(/^http/, "ws") : base}${url.pathname}${url.search}`);
   };
 
   /** The connection's carrier, once the request is proven to come from its Twilio account. */
@@ -48,7 +51,8 @@ export function twilioRoutes(ctx: HttpContext, services: CarrierRouteServices, b
     const found = connectionId ? services.connection(connectionId) : undefined;
     const carrier = found?.carrier;
     if (!(carrier instanceof TwilioCarrier)) throw refused();
-    if (!verifyTwilio(carrier.credentials.authToken, request.headers.get("x-twilio-signature"), signedUrl(request, "http"), params)) throw refused();
+    const signature = request.headers.get("x-twilio-signature");
+    if (!signedUrls(request, "http").some((url) => verifyTwilio(carrier.credentials.authToken, signature, url, params))) throw refused();
     if (params.AccountSid !== undefined && params.AccountSid !== carrier.credentials.accountSid) throw refused();
     return carrier;
   };
@@ -104,11 +108,11 @@ export function twilioRoutes(ctx: HttpContext, services: CarrierRouteServices, b
       ),
       beforeHandle({ request }) {
         const signature = request.headers.get("x-twilio-signature");
-        const url = signedUrl(request, "ws");
+        const urls = signedUrls(request, "ws");
         // Twilio gives a stream URL no query string, so the socket names no connection: any of this kind may have signed it.
         const connections = services
           .connectionsOfKind("twilio")
-          .filter((connection) => verifyTwilio(connection.credentials.auth_token ?? "", signature, url))
+          .filter((connection) => urls.some((url) => verifyTwilio(connection.credentials.auth_token ?? "", signature, url)))
           .map((connection) => connection.id);
         if (!connections.length) throw refused();
         signedBy.set(request, connections);
