@@ -63,7 +63,13 @@ import { findTool, findTools } from "./modules/tools/repo.ts";
 import { connectionOf } from "./providers/connection.ts";
 import { findProvider } from "./providers/store.ts";
 import { startSystemSweeps } from "./scheduler/system-sweeps.ts";
-import { markStopped, registerNode, startHeartbeat } from "./cluster/nodes.ts";
+import { lostBy, markStopped, registerNode, startHeartbeat } from "./cluster/nodes.ts";
+import { LOSS_SWEEP_PATTERN, takeOverDeadNode, takeOverLostNodes } from "./cluster/loss.ts";
+import { previousNodeOfDataDir } from "./cluster/data-dir-node.ts";
+import { clusterMetrics } from "./cluster/metrics.ts";
+import { endCallsOfLostNode } from "./modules/calls/node-loss.ts";
+import { releaseLeasesOf } from "./jobs/leases.ts";
+import { liveCalls } from "./voice/runtime/registry.ts";
 import { refreshSuspendedWorkspaces } from "./http/suspensions.ts";
 import { CarrierRegistry } from "./telephony/registry.ts";
 import { telnyxKind } from "./telephony/telnyx/kind.ts";
@@ -141,7 +147,8 @@ export function createParley(options: ContextOptions): Parley {
   };
   // A request's Host picks its brand: a reseller's verified domain, else the instance's own.
   ctx.hostBrands.lookup = hostBrandLookup(ctx, services.operatorWorkspaceId);
-  const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000 }), carriers, services });
+  // The node holds its jobs' leases: a survivor that finds it lost hands them on at once.
+  const parley = Object.assign(ctx, { jobs: new JobRunner(ctx, { leaseMs: ctx.config.jobLeaseSeconds * 1000, holder: ctx.nodeId }), carriers, services });
   registerJobHandlers(parley);
   declareMetrics(parley);
   return parley;
@@ -155,6 +162,7 @@ function declareMetrics(ctx: Parley): void {
   jobQueueMetrics(ctx, () => ctx.jobs.typeNames());
   webhookMetrics(ctx);
   walletMetrics(ctx);
+  clusterMetrics(ctx);
 }
 
 /**
@@ -290,7 +298,12 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export function startServer(ctx: Parley): RunningServer {
+export interface ServerOptions {
+  /** The others declared this node lost (it was silent past the bound): its calls are cut here, and the process should exit. */
+  onLost?(lostBy: string | null): void;
+}
+
+export function startServer(ctx: Parley, options: ServerOptions = {}): RunningServer {
   const { app } = createApp(ctx, ctx.services);
   // A recogniser the executable carries is extracted, or its copy checked (~0.1 s), before anything
   // listens: not on the event loop in a live call's first turn or a health check.
@@ -316,8 +329,11 @@ export function startServer(ctx: Parley): RunningServer {
   // Under request load the bookkeeping rows (audit, key use) commit on a thread of their own.
   ctx.writeBehind.startThread(ctx.dialect === "postgres" ? ctx.config.databaseUrl : ctx.dataDir.database);
   ctx.publicUrl = publicBaseUrl(ctx.config, port);
+  const previousNode = previousNodeOfDataDir(ctx);
   registerNode(ctx, ctx.config.nodeUrl || ctx.publicUrl);
-  const heartbeat = startHeartbeat(ctx, () => ctx.logger.error("this node was declared lost by the others (it was silent too long): its calls and jobs were taken over"));
+  const heartbeat = startHeartbeat(ctx, () => whenLost(ctx, options));
+  // The process that served this data dir before is gone (this one holds its lock): its calls and jobs need not wait for the loss sweep.
+  if (previousNode && ctx.dialect === "postgres" && takeOverDeadNode(ctx, previousNode, (id) => takeOverNode(ctx, id))) ctx.jobs.wake();
   void storeLeftRecordings(ctx).then(
     (stored) => stored && ctx.logger.warn("stored recordings a previous run left in the data dir", { recordings: stored }),
     (error) => ctx.logger.error("could not store the recordings a previous run left in the data dir", { error }),
@@ -332,14 +348,23 @@ export function startServer(ctx: Parley): RunningServer {
       },
     },
     { name: "call watchdog", pattern: "*/5 * * * * *", run: () => watchLiveCalls(ctx) },
+    // Every node looks; each lost node is claimed by one (its own claim, not a sweep_runs one).
+    {
+      name: "lost nodes",
+      pattern: LOSS_SWEEP_PATTERN,
+      run() {
+        if (takeOverLostNodes(ctx, (id) => takeOverNode(ctx, id), heartbeat.steadySince()).length) ctx.jobs.wake();
+      },
+    },
     // Numbers' months that began since the last look (or while the server was down), each charged once.
-    { name: "number fees", atStart: true, pattern: "*/10 * * * *", run: () => chargeNumberFees(ctx) },
+    { name: "number fees", atStart: true, once: true, pattern: "*/10 * * * *", run: () => chargeNumberFees(ctx) },
     ...paymentSweeps(ctx),
     ...auditRetentionSweeps(ctx),
     // Expired chat and visitor sessions and spent voice tokens: reads already ignore them, so no request deletes.
     {
       name: "expired conversations",
       pattern: "*/10 * * * *",
+      once: true,
       run() {
         pruneChatSessions(ctx);
         pruneWidgetSessions(ctx);
@@ -385,6 +410,25 @@ export function startServer(ctx: Parley): RunningServer {
       markStopped(ctx);
     },
   };
+}
+
+/** A lost node's holdings, in the transaction that claims it: its live calls end (`node_lost`), its jobs run elsewhere now. */
+function takeOverNode(ctx: Parley, nodeId: string): { calls_ended: number; jobs_released: number } {
+  return { calls_ended: endCallsOfLostNode(ctx, nodeId), jobs_released: releaseLeasesOf(ctx.db, nodeId, ctx.clock.now()) };
+}
+
+/**
+ * The others declared this node lost and took over what it held: nothing here may go on as its owner.
+ * Its calls are cut without writing their end (it is written; a late end finds the call ended and
+ * changes nothing), its runner claims no more (the leases it held are gone: its writes change nothing),
+ * and the process is told to exit, to come back as a new node.
+ */
+function whenLost(ctx: Parley, options: ServerOptions): void {
+  const by = lostBy(ctx);
+  ctx.logger.error("this node was declared lost by the others (it was silent past the bound): they ended its calls and took its jobs; it stops", { lost_by: by, node_id: ctx.nodeId });
+  void ctx.jobs.stop(0);
+  for (const call of [...liveCalls(ctx).values()]) call.terminate("node_lost");
+  options.onLost?.(by);
 }
 
 /** The engines of the agent version a call was made with (what metering prices speech and LLM by). */

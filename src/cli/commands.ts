@@ -59,7 +59,14 @@ export async function serve(args: ParsedArgs): Promise<void> {
     throw error;
   }
   try {
-    server = startServer(ctx);
+    // Declared lost by the others: they ended its calls and took its jobs. Exit (non-zero) so a supervisor
+    // starts a new node; this one marks nothing stopped, it was not.
+    server = startServer(ctx, {
+      onLost(lostBy) {
+        note(`parley: this node (${ctx.nodeId}) was declared lost by ${lostBy ?? "another node"} after falling silent; exiting to be restarted as a new node`);
+        setTimeout(() => process.exit(3), 200); // the cut calls' hang-ups go out first
+      },
+    });
   } catch (error) {
     lock.release();
     closeParley(ctx);

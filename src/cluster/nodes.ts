@@ -1,4 +1,4 @@
-import { and, eq, gte, isNull } from "drizzle-orm";
+import { and, eq, gte, isNull, lt, ne } from "drizzle-orm";
 import type { AppContext } from "../core/context.ts";
 import { VERSION } from "../core/version.ts";
 import { nodes } from "../db/schema/index.ts";
@@ -40,24 +40,70 @@ export function liveNodes(ctx: AppContext): NodeRow[] {
   return ctx.db.select().from(nodes).where(and(isNull(nodes.stoppedAt), isNull(nodes.lostAt), gte(nodes.heartbeatAt, since))).orderBy(nodes.startedAt).all();
 }
 
+/** Nodes silent past the bound (`silentBefore`), neither stopped nor already found lost: a survivor may claim them. */
+export function silentNodes(ctx: AppContext, silentBefore: number): NodeRow[] {
+  return ctx.db.select().from(nodes).where(and(isNull(nodes.stoppedAt), isNull(nodes.lostAt), lt(nodes.heartbeatAt, silentBefore), ne(nodes.id, ctx.nodeId))).all();
+}
+
+/**
+ * Declares a silent node lost, by this node. A conditional UPDATE: of survivors racing for it (each
+ * waits on the row at READ COMMITTED, then finds it taken) only the one whose UPDATE changed the row
+ * takes over; a node that beat again in the meantime is not lost. `silentBefore` null: known dead.
+ */
+export function claimLostNode(ctx: AppContext, id: string, silentBefore: number | null): boolean {
+  return ctx.db
+    .update(nodes)
+    .set({ lostAt: ctx.clock.now(), lostBy: ctx.nodeId })
+    .where(and(eq(nodes.id, id), isNull(nodes.lostAt), isNull(nodes.stoppedAt), silentBefore === null ? undefined : lt(nodes.heartbeatAt, silentBefore)))
+    .run().changes === 1;
+}
+
+/**
+ * SQLite: one process serves a data dir (its serve lock), so at start every other node that never
+ * said it stopped died with its process: all are lost at once. Answers their ids.
+ */
+export function declareOthersLost(ctx: AppContext): string[] {
+  const others = ctx.db.select({ id: nodes.id }).from(nodes).where(and(isNull(nodes.stoppedAt), isNull(nodes.lostAt), ne(nodes.id, ctx.nodeId))).all();
+  if (others.length) ctx.db.update(nodes).set({ lostAt: ctx.clock.now(), lostBy: ctx.nodeId }).where(and(isNull(nodes.stoppedAt), isNull(nodes.lostAt), ne(nodes.id, ctx.nodeId))).run();
+  return others.map((node) => node.id);
+}
+
+/** Who declared this node lost (null while it is not). */
+export function lostBy(ctx: AppContext): string | null {
+  return findNode(ctx, ctx.nodeId)?.lostBy ?? null;
+}
+
+/** A running heartbeat: stop it, or ask since when its beats have all landed. */
+export interface Heartbeat {
+  stop(): void;
+  /** Since when every beat landed (start, or the first beat after one that failed): this node's view of the database is steady. */
+  steadySince(): number;
+}
+
 /**
  * Heartbeats on a timer. A beat that finds this node declared lost (it was silent past the bound: a
  * stalled process, a cut network) calls `onLost`: what it held belongs to others now.
  */
-export function startHeartbeat(ctx: AppContext, onLost: () => void): { stop(): void } {
+export function startHeartbeat(ctx: AppContext, onLost: () => void): Heartbeat {
   let lost = false;
+  let steadySince = ctx.clock.now();
+  let failing = false;
   const timer = setInterval(() => {
     if (lost) return;
     try {
       if (!beat(ctx)) {
         lost = true;
         onLost();
+        return;
       }
+      if (failing) steadySince = ctx.clock.now();
+      failing = false;
     } catch (error) {
       // The database is away: the next beat tries again; past the bound the others take over.
+      failing = true;
       ctx.logger.warn("node heartbeat failed", { error: (error as Error).message });
     }
   }, HEARTBEAT_MS);
   timer.unref?.();
-  return { stop: () => clearInterval(timer) };
+  return { stop: () => clearInterval(timer), steadySince: () => (failing ? Infinity : steadySince) };
 }

@@ -111,24 +111,41 @@ export function releaseJob(db: Db, id: string, holder: string, now: number): boo
   return snoozeJob(db, id, holder, now, now);
 }
 
+/** A lease given up by force: the job runs again (retryable), or is discarded when that was its last attempt. */
+function leaseTakenBack(now: number, reason: string) {
+  const entry = JSON.stringify({ at: now, error: reason });
+  return {
+    state: sql`CASE WHEN ${jobs.attempt} >= ${jobs.maxAttempts} THEN 'discarded' ELSE 'retryable' END`,
+    finishedAt: sql`CASE WHEN ${jobs.attempt} >= ${jobs.maxAttempts} THEN ${now} ELSE NULL END`,
+    runAt: now,
+    lockedBy: null,
+    lockedUntil: null,
+    updatedAt: now,
+    errors: sql`json_insert(${jobs.errors}, '$[#]', json_set(json(cast(${entry} as text)), '$.attempt', ${jobs.attempt}))`,
+  };
+}
+
 /**
  * The lifeline: jobs whose lease ran out (their worker crashed or hung) become retryable again,
  * or are discarded when that was their last attempt.
  */
 export function rescueExpiredLeases(db: Db, now: number): number {
-  const entry = JSON.stringify({ at: now, error: "lease expired: the worker stopped before finishing" });
   return db
     .update(jobs)
-    .set({
-      state: sql`CASE WHEN ${jobs.attempt} >= ${jobs.maxAttempts} THEN 'discarded' ELSE 'retryable' END`,
-      finishedAt: sql`CASE WHEN ${jobs.attempt} >= ${jobs.maxAttempts} THEN ${now} ELSE NULL END`,
-      runAt: now,
-      lockedBy: null,
-      lockedUntil: null,
-      updatedAt: now,
-      errors: sql`json_insert(${jobs.errors}, '$[#]', json_set(json(cast(${entry} as text)), '$.attempt', ${jobs.attempt}))`,
-    })
+    .set(leaseTakenBack(now, "lease expired: the worker stopped before finishing"))
     .where(and(sql.raw(`state = 'executing'`), lt(jobs.lockedUntil, now))) // literal: matches jobs_leases_idx
+    .run().changes;
+}
+
+/**
+ * A lost node's jobs, at once rather than when their leases run out: each attempt counts as
+ * rescueExpiredLeases counts it, and the lost node's own late writes find the lease gone.
+ */
+export function releaseLeasesOf(db: Db, holder: string, now: number): number {
+  return db
+    .update(jobs)
+    .set(leaseTakenBack(now, "its node was lost"))
+    .where(and(sql.raw(`state = 'executing'`), eq(jobs.lockedBy, holder)))
     .run().changes;
 }
 

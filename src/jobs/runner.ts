@@ -23,8 +23,9 @@ export interface RunningJob<P = Record<string, unknown>> {
   /**
    * Marks the job completed now. Call it inside the handler's own final transaction so the outcome
    * and the job's completion commit together (one write instead of two); returning completes it anyway.
+   * False when the lease is no longer this runner's (it expired, or its node was found lost).
    */
-  complete(): void;
+  complete(): boolean;
 }
 
 export interface JobTypeOptions {
@@ -49,6 +50,8 @@ export interface RunnerOptions {
   leaseMs?: number;
   /** Longest sleep between looks at the table, for jobs another process enqueued. */
   pollMs?: number;
+  /** Who holds the leases: the node id in a server (a survivor releases a lost node's jobs by it); random otherwise. */
+  holder?: string;
 }
 
 /**
@@ -56,7 +59,7 @@ export interface RunnerOptions {
  * lease while they run, and records the outcome only while still holding the lease.
  */
 export class JobRunner {
-  readonly holder = `runner_${randomBase62(12)}`;
+  readonly holder: string;
   private types = new Map<string, Registration>();
   private running = new Map<string, { promise: Promise<void>; abort: AbortController; row: JobRow }>();
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -73,6 +76,7 @@ export class JobRunner {
   constructor(private ctx: AppContext, options: RunnerOptions = {}) {
     this.leaseMs = options.leaseMs ?? 30 * SECOND;
     this.pollMs = options.pollMs ?? 1000;
+    this.holder = options.holder ?? `runner_${randomBase62(12)}`;
     this.outcomes = jobOutcomes(ctx.metrics);
   }
 
@@ -229,9 +233,7 @@ export class JobRunner {
       workspaceId: row.workspaceId,
       signal: abort.signal,
       row,
-      complete: () => {
-        completed = completeJob(this.ctx.db, row.id, this.holder, this.ctx.clock.now());
-      },
+      complete: () => (completed = completeJob(this.ctx.db, row.id, this.holder, this.ctx.clock.now())),
     };
     let completed = false;
     const promise = (async () => {

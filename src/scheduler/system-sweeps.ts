@@ -6,6 +6,7 @@ import { DAY, MINUTE } from "../lib/time.ts";
 import { pruneFinishedJobs, rescueExpiredLeases } from "../jobs/leases.ts";
 import { failureLevel } from "../db/refusals.ts";
 import { countRefusal } from "../core/refusal-count.ts";
+import { claimSweepRun } from "../cluster/sweep-claims.ts";
 
 /** How long ended sessions stay listed for forensics before they are deleted. */
 const ENDED_SESSION_RETENTION_MS = 30 * DAY;
@@ -24,8 +25,13 @@ export interface Sweep {
   pattern?: string;
   /** Sync or async: a throw and a rejection are both logged, and the next run goes ahead. */
   run(): unknown;
-  /** Run once at start, before the first tick. */
+  /** Run once at start, before the first tick (on the node starting: each such run is a catch-up, idempotent). */
   atStart?: boolean;
+  /**
+   * Cluster-wide work (money, retention, expiry): each firing runs on one node, the one that claims it in
+   * sweep_runs. Without it the sweep runs on every node (its own calls, its own write-behind).
+   */
+  once?: boolean;
 }
 
 /** Periodic housekeeping: expired bookkeeping rows out, the WAL folded back into the database, plus the features' sweeps. */
@@ -34,8 +40,10 @@ export function startSystemSweeps(ctx: AppContext, features: Sweep[] = []): Swee
     countRefusal(ctx.metrics, "sweeps", error);
     ctx.logger[failureLevel(error)]("system sweep failed", { sweep: name, error });
   };
+  const runs = ctx.metrics.counter("parley_sweep_runs_total", "Periodic sweeps this node ran, by sweep (a cluster-wide sweep's firing runs on one node).", ["sweep"]);
   const run = (name: string, work: () => unknown) => () => {
     try {
+      runs.labels(name).inc();
       const result = work();
       if (result instanceof Promise) result.catch(failed(name));
     } catch (error) {
@@ -44,14 +52,33 @@ export function startSystemSweeps(ctx: AppContext, features: Sweep[] = []): Swee
   };
   const options = { protect: true, unref: true };
   run("rescue", () => rescueLeases(ctx))(); // a crashed predecessor's jobs need not wait for the first tick
-  for (const sweep of features) if (sweep.atStart) run(sweep.name, sweep.run)();
+  // On SQLite (one process per data dir) the claim always wins; it still records when each sweep last ran.
+  const claimed = (name: string, fire: () => void) => (cron: Cron) => {
+    try {
+      if (!claimSweepRun(ctx, name, firedAt(cron))) return;
+    } catch (error) {
+      return failed(name)(error);
+    }
+    fire();
+  };
+  for (const sweep of features) {
+    if (!sweep.atStart) continue;
+    // The catch-up run covers the last firing: claimed if no node ran it yet (a late timer for it then skips it), run regardless.
+    if (sweep.once && sweep.pattern) claimed(sweep.name, () => {})(new Cron(sweep.pattern, { paused: true }));
+    run(sweep.name, sweep.run)();
+  }
   const crons = [
     new Cron(`*/${rescueIntervalSeconds(ctx)} * * * * *`, options, run("rescue", () => rescueLeases(ctx))),
-    new Cron("17 * * * *", options, run("prune", () => pruneExpiredRows(ctx))),
+    new Cron("17 * * * *", options, claimed("prune", run("prune", () => pruneExpiredRows(ctx)))),
     new Cron("*/5 * * * *", options, run("checkpoint", () => checkpoint(ctx))),
-    ...features.flatMap((sweep) => (sweep.pattern ? [new Cron(sweep.pattern, options, run(sweep.name, sweep.run))] : [])),
+    ...features.flatMap((sweep) => (sweep.pattern ? [new Cron(sweep.pattern, options, sweep.once ? claimed(sweep.name, run(sweep.name, sweep.run)) : run(sweep.name, sweep.run))] : [])),
   ];
   return { stop: () => crons.forEach((cron) => cron.stop()) };
+}
+
+/** The instant this firing was scheduled for (the same on every node), not when its timer ran. */
+function firedAt(cron: Cron): number {
+  return cron.previousRuns(1, new Date(Date.now() + 1))[0]?.getTime() ?? Date.now();
 }
 
 /** Look for expired leases twice per lease length (1–15 s), so a crashed worker's jobs wait about one lease. */

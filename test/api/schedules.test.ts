@@ -77,7 +77,7 @@ function jobsOf(ctx: Parley, scheduleId: string, runAt: number) {
 
 /** A job as the runner would hand it to the handler (for running one twice by hand). */
 function fakeJob(scheduleId: string, runAt: number, workspaceId: string): RunningJob<{ schedule_id: string; run_at: number }> {
-  return { id: "job_by_hand", type: RUN_JOB, payload: { schedule_id: scheduleId, run_at: runAt }, attempt: 1, maxAttempts: 3, workspaceId, signal: new AbortController().signal, row: {} as never, complete() {} };
+  return { id: "job_by_hand", type: RUN_JOB, payload: { schedule_id: scheduleId, run_at: runAt }, attempt: 1, maxAttempts: 3, workspaceId, signal: new AbortController().signal, row: {} as never, complete: () => true };
 }
 
 /** Moves the fake clock to `ms` (never back) and runs every job that is due, calls placed included. */

@@ -63,6 +63,8 @@ const FAMILIES = [
   "parley_event_loop_lag_seconds",
   "parley_build_info",
   "parley_metrics_collector_errors_total",
+  "parley_cluster_live_nodes",
+  "parley_sweep_runs_total",
 ];
 
 describe("the metrics listener", () => {

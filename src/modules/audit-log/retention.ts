@@ -18,6 +18,7 @@ export function auditRetentionSweeps(ctx: AppContext): Sweep[] {
     {
       name: "audit retention",
       pattern: "41 * * * *",
+      once: true,
       async run() {
         if (running) return; // a large backlog can outlast the hour
         running = true;

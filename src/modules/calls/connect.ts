@@ -80,6 +80,8 @@ export function connectLeg(ctx: AppContext, brains: BrainServices, call: CallRow
   return session;
 }
 
+const LEASE_LOST = new Error("the placing job's lease was lost");
+
 /**
  * The `calls.place` job: dials a queued call. The job completes as the call starts ringing (in the
  * same transaction), so a crash can never dial the same call twice; a call left ringing by a crash
@@ -95,15 +97,20 @@ export async function placeCall(ctx: AppContext, brains: BrainServices, carriers
   }
   let leg: CallLeg | null = null;
   try {
-    ctx.sqlite.transaction(() => {
-      markRinging(ctx, call.id);
-      job.complete();
+    // Ringing and the job's completion commit together or not at all: a call another node moved on, or
+    // whose job is no longer this node's (it was found lost and the job handed to another), is not dialled here.
+    const placing = ctx.sqlite.transaction(() => {
+      if (!markRinging(ctx, call.id)) return false;
+      if (!job.complete()) throw LEASE_LOST;
+      return true;
     })();
+    if (!placing) return;
     const carrier = carriers.carrier(call.workspaceId, call.carrier);
     if (!carrier) throw new Error(`carrier connection ${call.carrier} no longer exists`);
     leg = carrier.dial({ callId: call.id, from: call.fromNumber ?? "", to: call.toNumber ?? "", options: call.carrierOptions ?? {} });
     connectLeg(ctx, brains, { ...call, status: "ringing" }, config, leg, { carrierKind: carrier.kind, screenForMachine: true, scriptedRecognition: carrier.scriptedRecognition("outbound", call.carrierOptions) });
   } catch (error) {
+    if (error === LEASE_LOST) return;
     leg?.hangup();
     ctx.sqlite.transaction(() => {
       addTimelineEvent(ctx, call, "error", { code: "dial_failed", message: (error as Error).message, fatal: true });

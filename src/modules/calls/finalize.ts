@@ -96,6 +96,7 @@ const ENDINGS: Record<string, string> = {
   transferred: "It was passed on to another number.",
   error: "An error ended it.",
   server_shutdown: "The server stopped during it.",
+  node_lost: "The server node holding it was lost.",
 };
 
 /** The last sentence of a flow call's summary, in words (the end_reason code stays on the call). */

@@ -1,5 +1,6 @@
 import { storedRecordingPath } from "./recording.ts";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, isNull, type SQL } from "drizzle-orm";
+import { declareOthersLost, liveNodes } from "../../cluster/nodes.ts";
 import type { AppContext } from "../../core/context.ts";
 import { hookPoint } from "../../core/hooks.ts";
 import type { AgentConfig } from "../../voice/agent-config.ts";
@@ -66,18 +67,24 @@ export function addTimelineEvent(ctx: AppContext, call: Pick<CallRow, "id" | "wo
   ctx.db.insert(callEvents).values({ callId: call.id, workspaceId: call.workspaceId, type, offsetMs: Math.max(0, now - call.createdAt), data, createdAt: now }).run();
 }
 
-function setStatus(ctx: AppContext, call: CallRow, status: CallStatus, changes: Partial<CallRow>, data: Record<string, unknown> = {}): CallRow {
+/**
+ * Moves a call on from the status it was read in (`from`, by default exactly that one), or answers null
+ * when it was no longer there: on PostgreSQL another node may change the row between this transaction's
+ * read and its write (READ COMMITTED), and the UPDATE, waiting on the row's lock, re-reads it then.
+ */
+function setStatus(ctx: AppContext, call: CallRow, status: CallStatus, changes: Partial<CallRow>, data: Record<string, unknown> = {}, from: readonly CallStatus[] = [call.status]): CallRow | null {
   const now = ctx.clock.now();
-  ctx.db.update(calls).set({ ...changes, status, updatedAt: now }).where(eq(calls.id, call.id)).run();
+  if (ctx.db.update(calls).set({ ...changes, status, updatedAt: now }).where(and(eq(calls.id, call.id), inArray(calls.status, from))).run().changes === 0) return null;
   addTimelineEvent(ctx, call, "status", { status, ...data });
   return { ...call, ...changes, status, updatedAt: now };
 }
 
-export function markRinging(ctx: AppContext, callId: string): void {
-  ctx.sqlite.transaction(() => {
+/** Answers whether this moved the call from queued (false: it was no longer queued, another node dialled or ended it). */
+export function markRinging(ctx: AppContext, callId: string): boolean {
+  return ctx.sqlite.transaction(() => {
     const call = findCall(ctx, callId);
     // The dialling node holds the leg from here: a survivor ends the call if this node is lost.
-    if (call?.status === "queued") setStatus(ctx, call, "ringing", { ringingAt: ctx.clock.now(), nodeId: ctx.nodeId });
+    return call?.status === "queued" && setStatus(ctx, call, "ringing", { ringingAt: ctx.clock.now(), nodeId: ctx.nodeId }) !== null;
   }).immediate();
 }
 
@@ -88,6 +95,7 @@ export function markAnswered(ctx: AppContext, callId: string): CallRow | undefin
     if (!call || !LIVE_STATUSES.includes(call.status) || call.status === "in_progress") return call;
     const now = ctx.clock.now();
     const updated = setStatus(ctx, call, "in_progress", { answeredAt: now });
+    if (!updated) return findCall(ctx, callId);
     publishAgentEvent(ctx, {
       workspaceId: call.workspaceId,
       agentId: call.agentId,
@@ -158,7 +166,10 @@ export function endCall(ctx: AppContext, callId: string, ending: CallEnding): bo
       ending.status,
       { endReason: ending.endReason, endedAt: now, durationMs, transferredTo: ending.transferredTo ?? null, recordingPath: ending.recordingPath ? storedRecordingPath(ctx.dataDir.root, ending.recordingPath) : call.recordingPath },
       { end_reason: ending.endReason },
+      LIVE_STATUSES,
     );
+    // Another node ended it first (its lost owner's late end, or two survivors): its events went out once, there.
+    if (!updated) return false;
     const urls = callUrls(ctx.publicUrl, updated);
     publishAgentEvent(ctx, {
       workspaceId: call.workspaceId,
@@ -177,28 +188,38 @@ export function endCall(ctx: AppContext, callId: string, ending: CallEnding): bo
 }
 
 /**
- * At start no call can be live yet, so a call a previous process left ringing or in progress lost
- * its audio with that process: end it, with its terminal events (one process per data dir, as the
- * database file is).
+ * At start no call can be live in this process yet. SQLite: one process per data dir (its serve lock),
+ * so every other node that never said it stopped died with its process (declared lost now), and every
+ * call left ringing or in progress lost its audio with it: end it, with its terminal events. PostgreSQL:
+ * other nodes may be alive and hold their calls; the loss sweep ends those of a node that falls silent,
+ * so here only calls no node is named for (rows from before nodes were recorded), when no other node lives.
  */
 export function endCallsOfPreviousRun(ctx: AppContext): number {
   const registry = liveCalls(ctx);
-  return endOrphanedCalls(ctx, (id) => registry.has(id));
+  if (ctx.dialect === "sqlite") {
+    declareOthersLost(ctx);
+    return endOrphanedCalls(ctx, (id) => registry.has(id));
+  }
+  if (liveNodes(ctx).some((node) => node.id !== ctx.nodeId)) return 0;
+  return endOrphanedCalls(ctx, (id) => registry.has(id), isNull(calls.nodeId));
 }
 
-/** After a restart no call can still be live: end them, with their terminal events. */
-export function endOrphanedCalls(ctx: AppContext, isLive: (callId: string) => boolean): number {
+/** After a restart no call can still be live: end them (of those `where` picks), with their terminal events. */
+export function endOrphanedCalls(ctx: AppContext, isLive: (callId: string) => boolean, where?: SQL): number {
   // Queued calls still have their placing job; ringing and answered ones lost their process.
-  const orphans = ctx.db.select().from(calls).where(inArray(calls.status, ["ringing", "in_progress"])).all();
+  const orphans = ctx.db.select().from(calls).where(and(inArray(calls.status, ["ringing", "in_progress"]), where)).all();
   let ended = 0;
   for (const call of orphans) {
     if (isLive(call.id)) continue;
-    // It talked until its last write or as far as it was charged, not through the outage until now.
-    const reached = Math.max(call.updatedAt, ...[...lostCallReach.of(ctx)].map((hook) => hook(ctx, call) ?? 0));
-    const durationMs = call.answeredAt === null ? 0 : Math.max(0, reached - call.answeredAt);
-    if (endCall(ctx, call.id, { status: call.status === "in_progress" ? "failed" : "canceled", endReason: "error", durationMs })) ended++;
+    if (endCall(ctx, call.id, { status: call.status === "in_progress" ? "failed" : "canceled", endReason: "error", durationMs: lostCallDuration(ctx, call) })) ended++;
   }
   return ended;
+}
+
+/** A call whose process was lost talked until its last write or as far as it was charged, not through the outage until now. */
+export function lostCallDuration(ctx: AppContext, call: CallRow): number {
+  const reached = Math.max(call.updatedAt, ...[...lostCallReach.of(ctx)].map((hook) => hook(ctx, call) ?? 0));
+  return call.answeredAt === null ? 0 : Math.max(0, reached - call.answeredAt);
 }
 
 export function liveCallIn(ctx: AppContext, workspaceId: string, callId: string): CallRow | undefined {

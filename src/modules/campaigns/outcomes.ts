@@ -41,8 +41,9 @@ export function recordCampaignOutcome(ctx: AppContext, call: CallRow): void {
   if (!contact) return;
   const now = ctx.clock.now();
   const outcome = outcomeOf(call);
-  // A canceled campaign finishes its live calls but tries nobody again.
-  const status = campaign.status === "canceled" ? FINAL[outcome] : contactStatusAfter(outcome, contact.attempts, campaign.retry);
+  // A canceled campaign finishes its live calls but tries nobody again; nor is a call whose node was lost
+  // (it rang, so it may have reached the person: a call that may have been placed is never placed again).
+  const status = campaign.status === "canceled" || call.endReason === "node_lost" ? FINAL[outcome] : contactStatusAfter(outcome, contact.attempts, campaign.retry);
   ctx.db
     .update(campaignContacts)
     .set({

@@ -8,6 +8,7 @@ import { offlineRecognition } from "../../voice/speech/engines.ts";
 import { nameSchemas } from "../../lib/schema-names.ts";
 import { DatabaseUnavailableError } from "../../db/postgres/errors.ts";
 import { toIso } from "../../lib/time.ts";
+import { findNode, liveNodes, type NodeRow } from "../../cluster/nodes.ts";
 
 const doc = docsFor("Health");
 
@@ -18,10 +19,31 @@ const DatabaseCheck = t.Object({
   since: t.Optional(t.String({ format: "date-time", description: "PostgreSQL: when the connection was lost (ISO 8601, UTC); Parley reconnects by itself and answers 503 meanwhile" })),
 });
 
+const Node = t.Object(
+  {
+    id: t.String({ description: "node_…: new at every process start" }),
+    name: t.String({ description: "--node-name, or the host name" }),
+    url: t.Union([t.String(), t.Null()], { description: "Where the other nodes reach it (--node-url, else its public URL)" }),
+  },
+  { description: "The node (process) that answered" },
+);
+const LiveNode = t.Object({
+  id: t.String(),
+  name: t.String(),
+  url: t.Union([t.String(), t.Null()]),
+  version: t.String(),
+  heartbeat_age_ms: t.Integer({ description: "Milliseconds since its last heartbeat (every 3 s; past 15 s it is lost)" }),
+});
+
 export const Health = t.Object({
   status: t.Union([t.Literal("ok"), t.Literal("degraded")]),
   version: t.String(),
   uptime_seconds: t.Integer(),
+  node: Node,
+  cluster: t.Object(
+    { live_nodes: t.Array(LiveNode, { description: "Oldest first, this one included; empty while the database is away" }) },
+    { description: "Every node serving this database that heartbeats within the bound (one on SQLite)" },
+  ),
   checks: t.Object({
     database: DatabaseCheck,
     migrations: Check,
@@ -48,11 +70,28 @@ export function healthRoutes(ctx: HttpContext) {
         status: healthy ? ("ok" as const) : ("degraded" as const),
         version: VERSION,
         uptime_seconds: Math.floor((ctx.clock.now() - ctx.startedAt) / 1000),
+        ...cluster(ctx, database.status === "ok"),
         checks: { database, migrations, vector_search: vectorSearch, job_runner: jobRunner, offline_recognition: offlineRecognitionCheck() },
       };
     },
     { probe: true, response: { 200: Health, 503: Health }, detail: doc("getHealth", "Liveness and readiness (database, job runner, providers)") },
   );
+}
+
+/** This node and the live ones, as the nodes table has them; without the database, this node alone. */
+function cluster(ctx: AppContext, databaseUp: boolean) {
+  const now = ctx.clock.now();
+  let self: NodeRow | undefined;
+  let live: NodeRow[] = [];
+  try {
+    if (databaseUp) [self, live] = [findNode(ctx, ctx.nodeId), liveNodes(ctx)];
+  } catch {
+    // The database went away since its check: that check's answer already says so.
+  }
+  return {
+    node: { id: ctx.nodeId, name: ctx.config.nodeName, url: self?.url ?? (ctx.config.nodeUrl || null) },
+    cluster: { live_nodes: live.map((n) => ({ id: n.id, name: n.name, url: n.url, version: n.version, heartbeat_age_ms: Math.max(0, now - n.heartbeatAt) })) },
+  };
 }
 
 function offlineRecognitionCheck(): { status: "ok" | "unavailable"; detail: string } {
@@ -81,4 +120,4 @@ function checkVectorSearch(ctx: AppContext, database: { status: "ok" | "failing"
   }
 }
 
-nameSchemas({ Health });
+nameSchemas({ Health, LiveNode });

@@ -236,8 +236,10 @@ export class CallSession implements LiveCall {
     return this.elapsedMs;
   }
 
-  terminate(reason: "max_duration" | "transport_lost" | "never_answered" | "shutdown"): void {
-    if (reason === "shutdown") {
+  terminate(reason: "max_duration" | "transport_lost" | "never_answered" | "shutdown" | "node_lost"): void {
+    // The survivor that took this node over ended the call already: this end finds it ended and writes nothing.
+    if (reason === "node_lost") this.finish({ status: "failed", endReason: "node_lost" });
+    else if (reason === "shutdown") {
       const answered = this.phase !== "connecting";
       this.finish({ status: answered ? "failed" : "canceled", endReason: "server_shutdown" }, true, "the server stopped while the call was live");
     } else if (reason === "max_duration") this.finish({ status: "completed", endReason: "max_duration" }, true, "the watchdog ended a call past its max duration");

@@ -22,8 +22,11 @@ export interface LiveCall {
   ringingForMs(): number;
   /** Milliseconds of talk since the answer, by the call's own media clock: what its duration records (and metering charges). */
   talkMs(): number;
-  /** Ends the call because its time is up, its transport vanished, the carrier never said how the dialling went (the watchdog), or the server is stopping. */
-  terminate(reason: "max_duration" | "transport_lost" | "never_answered" | "shutdown"): void;
+  /**
+   * Ends the call because its time is up, its transport vanished, the carrier never said how the dialling
+   * went (the watchdog), the server is stopping, or the others declared this node lost (they recorded the end).
+   */
+  terminate(reason: "max_duration" | "transport_lost" | "never_answered" | "shutdown" | "node_lost"): void;
   /** Settles once the call has ended and its end is recorded. */
   readonly done: Promise<void>;
   readonly maxDurationMs: number;

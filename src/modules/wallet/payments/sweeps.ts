@@ -10,10 +10,11 @@ import { reconcileOverdue } from "./reconcile.ts";
 export function paymentSweeps(ctx: AppContext): Sweep[] {
   let reconciling = false;
   return [
-    { name: "automatic recharges", atStart: true, pattern: "*/5 * * * * *", run: () => sweepAutoRecharge(ctx) },
+    { name: "automatic recharges", atStart: true, once: true, pattern: "*/5 * * * * *", run: () => sweepAutoRecharge(ctx) },
     {
       name: "overdue payments",
       atStart: true,
+      once: true,
       pattern: "0 * * * * *",
       run() {
         if (reconciling) return;

@@ -129,6 +129,8 @@ __all__ = [
     "ForgotPasswordResponse",
     "GetCallTranscriptResponse",
     "GetCampaignStatsResponse",
+    "HealthNode",
+    "HealthCluster",
     "HealthChecksDatabase",
     "HealthChecksMigrations",
     "HealthChecksOfflineRecognition",
@@ -157,6 +159,7 @@ __all__ = [
     "LedgerEntry",
     "ListVoicesResponseErrorsItem",
     "ListVoicesResponse",
+    "LiveNode",
     "LlmBrain",
     "LoginRequest",
     "Me",
@@ -2337,6 +2340,38 @@ GetCampaignStatsResponse = TypedDict(
 )
 
 
+# The node (process) that answered
+HealthNode = TypedDict(
+    "HealthNode",
+    {
+        "id": str,  # node_…: new at every process start
+        "name": str,  # --node-name, or the host name
+        "url": Optional[str],  # Where the other nodes reach it (--node-url, else its public URL)
+    },
+)
+
+
+LiveNode = TypedDict(
+    "LiveNode",
+    {
+        "id": str,
+        "name": str,
+        "url": Optional[str],
+        "version": str,
+        "heartbeat_age_ms": int,  # Milliseconds since its last heartbeat (every 3 s; past 15 s it is lost)
+    },
+)
+
+
+# Every node serving this database that heartbeats within the bound (one on SQLite)
+HealthCluster = TypedDict(
+    "HealthCluster",
+    {
+        "live_nodes": List[LiveNode],  # Oldest first, this one included; empty while the database is away
+    },
+)
+
+
 _HealthChecksDatabaseRequired = TypedDict(
     "_HealthChecksDatabaseRequired",
     {
@@ -2408,6 +2443,8 @@ Health = TypedDict(
         "status": Literal["ok", "degraded"],
         "version": str,
         "uptime_seconds": int,
+        "node": HealthNode,  # The node (process) that answered
+        "cluster": HealthCluster,  # Every node serving this database that heartbeats within the bound (one on SQLite)
         "checks": HealthChecks,
     },
 )

@@ -1314,6 +1314,20 @@ export interface Health {
   status: "ok" | "degraded";
   version: string;
   uptime_seconds: number;
+  /** The node (process) that answered */
+  node: {
+    /** node_…: new at every process start */
+    id: string;
+    /** --node-name, or the host name */
+    name: string;
+    /** Where the other nodes reach it (--node-url, else its public URL) */
+    url: string | null;
+  };
+  /** Every node serving this database that heartbeats within the bound (one on SQLite) */
+  cluster: {
+    /** Oldest first, this one included; empty while the database is away */
+    live_nodes: LiveNode[];
+  };
   checks: {
     database: {
       status: "ok" | "failing";
@@ -1540,6 +1554,15 @@ export interface ListVoicesResponse {
     provider_id: string;
     message: string;
   }[];
+}
+
+export interface LiveNode {
+  id: string;
+  name: string;
+  url: string | null;
+  version: string;
+  /** Milliseconds since its last heartbeat (every 3 s; past 15 s it is lost) */
+  heartbeat_age_ms: number;
 }
 
 export interface LlmBrain {
