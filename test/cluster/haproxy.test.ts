@@ -201,12 +201,27 @@ test("a phone's WebSocket passes through haproxy to the node its host name names
   }
 }, 60_000);
 
+test("a node drained for an upgrade (README's runtime API command) gets no new requests, while its own name still reaches it", async () => {
+  expect((await admin("set server parley/node-2 state drain")).trim()).toBe("");
+  try {
+    const seen = new Set<string>();
+    for (let round = 0; round < 4; round++) for (const node of await answeredBy(12)) seen.add(node);
+    expect([...seen].sort()).toEqual(["node-1", "node-3"]);
+    // A carrier's stream for a call node 2 holds must still get there while its calls finish.
+    expect((await through("/v1/health", { host: `node-2.${DOMAIN}` })).headers.get("x-parley-node")).toBe("node-2");
+  } finally {
+    await admin("set server parley/node-2 state ready");
+  }
+  await until(async () => new Set(await answeredBy(12)).has("node-2"), 10_000, "node-2 back in rotation");
+}, 30_000);
+
 test("a node killed outright: haproxy's health check takes it out, and every request still succeeds on the others", async () => {
   await cluster.kill(2);
   const killedAt = Date.now();
   // Before the check has noticed, connections the dead node refuses are redispatched: none fails.
   const meanwhile: string[] = [];
-  while ((await serverStates()).find(([backend, server]) => backend === "parley" && server === "node-3")?.[2] !== "DOWN") {
+  const down = async () => (await serverStates()).filter(([, server, state]) => server === "node-3" && state === "DOWN").length === 2;
+  while (!(await down())) {
     meanwhile.push(...(await answeredBy(6)));
     await Bun.sleep(50);
     if (Date.now() - killedAt > 15_000) throw new Error(`haproxy still sends to node-3:\n${haproxyLog}`);
@@ -217,7 +232,7 @@ test("a node killed outright: haproxy's health check takes it out, and every req
   const after = new Set<string>();
   for (let round = 0; round < 4; round++) for (const node of await answeredBy(12)) after.add(node);
   expect([...after].sort()).toEqual(["node-1", "node-2"]);
-  // Its own name now reaches no one: haproxy answers for it (the per-node backend follows the check).
+  // Its own name now reaches no one: haproxy answers for it (its own backend's check failed too).
   expect((await through("/v1/health", { host: `node-3.${DOMAIN}` })).status).toBe(503);
   expect((await serverStates()).filter(([, server]) => server === "node-3").map(([, , state]) => state)).toEqual(["DOWN", "DOWN"]);
 }, 60_000);
