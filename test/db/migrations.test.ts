@@ -96,3 +96,22 @@ describe("migration journal check", () => {
     expect(journalProblems({ entries: base.entries, sql: { "0000_a": "x" } }).join()).toContain("0001_b.sql is missing");
   });
 });
+
+describe("rolling upgrades (README: Running a cluster)", () => {
+  // From the first release that runs as a cluster on, a migration only adds (tables, nullable columns,
+  // indexes, storage settings), so a node of the previous release keeps working on the new schema while
+  // the others are upgraded one at a time. One that must drop, rename or retype breaks this rule on purpose.
+  const SINCE = { sqlite: "0021_cluster_nodes", postgres: "0002_cluster_nodes" };
+  const DESTRUCTIVE = /\b(DROP\s+(TABLE|COLUMN|INDEX)|RENAME|ALTER\s+COLUMN|TRUNCATE|DELETE\s+FROM|UPDATE\s+\S+\s+SET)\b/i;
+
+  for (const [dialect, folder] of [["sqlite", "migrations"], ["postgres", "migrations/postgres"]] as const) {
+    test(`${dialect}: every migration since ${SINCE[dialect]} only adds`, () => {
+      const set = readMigrationSet(join(import.meta.dir, "..", "..", folder));
+      const tags = set.entries.map((e) => e.tag);
+      const since = tags.indexOf(SINCE[dialect]);
+      expect(since).toBeGreaterThanOrEqual(0);
+      const offending = tags.slice(since).filter((tag) => DESTRUCTIVE.test(set.sql[tag].replace(/--[^\n]*/g, "")));
+      expect(offending).toEqual([]);
+    });
+  }
+});
