@@ -11,8 +11,11 @@
 import type { ServerWebSocket } from "bun";
 
 export interface DeepgramConfig {
-  /** What the fake hears; a function picks per connection (it sees the query, e.g. language). */
-  script: string | string[] | ((connection: DeepgramConnection) => string | string[]);
+  /**
+   * What the fake hears; a function picks per connection (it sees the query, e.g. language), and may
+   * give that connection its own segment length (a caller whose words take a known time).
+   */
+  script: string | string[] | ((connection: DeepgramConnection) => string | string[] | { segments: string[]; segmentMs: number });
   /** Milliseconds of audio each script segment takes. */
   segmentMs: number;
   /** Milliseconds of audio between two interim results (when `interim_results=true`). */
@@ -68,6 +71,8 @@ interface SocketState {
   connection: DeepgramConnection;
   segments: string[];
   bytesPerMs: number;
+  /** This connection's own segment length, when its script gave one (else the config's). */
+  segmentMs: number | null;
   segmentIndex: number;
   /** Audio ms already covered by final results. */
   finalizedMs: number;
@@ -155,9 +160,10 @@ export function startFakeDeepgram(options: { apiKey?: string } = {}): FakeDeepgr
     state.connection.audioBytes += bytes;
     state.connection.audioFrames++;
     const heard = heardMs(state);
+    const segmentMs = state.segmentMs ?? config.segmentMs;
     // Segments the audio has moved past are final, with an endpoint.
-    while (state.segmentIndex < state.segments.length - 1 && heard >= (state.segmentIndex + 1) * config.segmentMs) {
-      const end = (state.segmentIndex + 1) * config.segmentMs;
+    while (state.segmentIndex < state.segments.length - 1 && heard >= (state.segmentIndex + 1) * segmentMs) {
+      const end = (state.segmentIndex + 1) * segmentMs;
       send(ws, results(state, state.segments[state.segmentIndex], { isFinal: true, speechFinal: true }, state.finalizedMs, end));
       state.finalizedMs = end;
       state.segmentIndex++;
@@ -167,8 +173,8 @@ export function startFakeDeepgram(options: { apiKey?: string } = {}): FakeDeepgr
     if (heard - state.lastInterimMs < config.interimEveryMs) return;
     state.lastInterimMs = heard;
     const words = state.segments[state.segmentIndex].split(/\s+/).filter(Boolean);
-    const segmentStart = state.segmentIndex * config.segmentMs;
-    const fraction = Math.min(1, (heard - segmentStart) / config.segmentMs);
+    const segmentStart = state.segmentIndex * segmentMs;
+    const fraction = Math.min(1, (heard - segmentStart) / segmentMs);
     const shown = words.slice(0, Math.max(1, Math.ceil(fraction * words.length))).join(" ");
     send(ws, results(state, shown, { isFinal: false }, state.finalizedMs, heard));
   };
@@ -218,8 +224,10 @@ export function startFakeDeepgram(options: { apiKey?: string } = {}): FakeDeepgr
       if (!Number.isInteger(sampleRate) || sampleRate < 8000 || sampleRate > 48000) return refuse(400, "Bad Request", `Invalid sample_rate ${query.sample_rate}.`);
       const connection: DeepgramConnection = { requestId: crypto.randomUUID(), query, headers, openedAt: Date.now(), audioBytes: 0, audioFrames: 0, controls: [], sent: [], closed: null };
       const scripted = typeof config.script === "function" ? config.script(connection) : config.script;
-      const segments = (Array.isArray(scripted) ? scripted : [scripted]).filter((s) => s.trim());
-      const state: SocketState = { connection, segments, bytesPerMs: (sampleRate * 2 * channels) / 1000, segmentIndex: 0, finalizedMs: 0, lastInterimMs: 0, idle: null, closing: false };
+      const timed = typeof scripted === "object" && !Array.isArray(scripted) ? scripted : null;
+      const said: string | string[] = timed ? timed.segments : (scripted as string | string[]);
+      const segments = (Array.isArray(said) ? said : [said]).filter((s) => s.trim());
+      const state: SocketState = { connection, segments, bytesPerMs: (sampleRate * 2 * channels) / 1000, segmentMs: timed?.segmentMs ?? null, segmentIndex: 0, finalizedMs: 0, lastInterimMs: 0, idle: null, closing: false };
       if (!srv.upgrade(request, { data: state, headers: { "dg-request-id": connection.requestId } })) return refuse(400, "Bad Request", "WebSocket upgrade failed");
       handshakes.push({ path: url.pathname, query, headers, status: 101, at: Date.now() });
       connections.push(connection);
