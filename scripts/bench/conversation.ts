@@ -6,8 +6,9 @@
 // default turn-taking. Measured at the caller's ear, per caller turn (corpus: conversation/corpus.ts):
 // perceived latency, false cut-ins in mid-utterance pauses, barge-in stop time, backchannel stops.
 // Usage: bun scripts/bench/conversation.ts [--turns 210] [--calls 8] [--carriers simulator,sip] [--verbose]
-// (--turns N runs the corpus's first exchanges holding N caller turns; --verbose prints every turn.)
-import { mkdtempSync, rmSync } from "node:fs";
+// (--turns N runs the corpus's first exchanges holding N caller turns; --verbose prints every turn;
+// --json FILE also writes every turn's record and Parley's view, to compare runs.)
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -20,7 +21,7 @@ import { printReport, type CarrierResult, type ParleyView } from "./conversation
 import { CALLER_VOICES, render, type CallerVoice } from "./conversation/voice.ts";
 import { apiAt, spawnParley } from "./spawn-parley.ts";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { verbose: { type: "boolean", default: false }, turns: { type: "string", default: "210" }, calls: { type: "string", default: "8" }, carriers: { type: "string", default: "simulator,sip" } } });
+const { values } = parseArgs({ args: process.argv.slice(2), options: { json: { type: "string" }, verbose: { type: "boolean", default: false }, turns: { type: "string", default: "210" }, calls: { type: "string", default: "8" }, carriers: { type: "string", default: "simulator,sip" } } });
 const CALLS = Number(values.calls);
 const CARRIERS = values.carriers.split(",") as ("simulator" | "sip")[];
 const exchanges = firstTurns(schedule(), Number(values.turns));
@@ -82,13 +83,14 @@ const dial: Record<(typeof CARRIERS)[number], (slot: number) => Promise<CallerLi
 };
 
 /** What Parley's own timeline says about the carrier's calls: each answered turn's latency event (endpointing + end to end), barge-ins, caller turns heard. */
-async function parleyView(numbers: string[]): Promise<ParleyView> {
-  const view: ParleyView = { latencyMs: [], bargeIns: 0, callerTurns: 0 };
+async function parleyView(numbers: string[], modelRequests: number): Promise<ParleyView> {
+  const view: ParleyView = { latencyMs: [], platformMs: [], bargeIns: 0, callerTurns: 0, modelRequests };
   for (const number of numbers) {
     for (const call of (await api("GET", `/v1/calls?number=${encodeURIComponent(number)}&limit=100`, key)).data) {
       const events = (await api("GET", `/v1/calls/${call.id}/events`, key)).data as { type: string; data: Record<string, any> }[];
       for (const event of events) {
         if (event.type === "latency" && event.data.end_to_end_ms !== null) view.latencyMs.push(event.data.endpointing_ms + event.data.end_to_end_ms);
+        if (event.type === "latency" && event.data.platform_ms !== null) view.platformMs.push(event.data.platform_ms);
         if (event.type === "barge_in") view.bargeIns++;
         if (event.type === "turn" && event.data.role === "caller") view.callerTurns++;
       }
@@ -106,6 +108,8 @@ console.log("agents: default turn_taking (endpointing_ms 600, barge-in after min
 const results: CarrierResult[] = [];
 for (const carrier of CARRIERS) {
   const started = performance.now();
+  const chats = () => providers.model.requests.filter((r) => r.path === "/v1/chat/completions" && !r.body?.response_format).length;
+  const chatsBefore = chats();
   const records = await Promise.all(
     slots.map(async (turns, slot) => {
       const caller = new ScriptedCaller(await dial[carrier](slot));
@@ -115,13 +119,17 @@ for (const carrier of CARRIERS) {
     }),
   );
   await Bun.sleep(1000);
-  const view = await parleyView(lines.map((line) => (carrier === "sip" ? line.did : line.simulated)));
+  const view = await parleyView(
+    lines.map((line) => (carrier === "sip" ? line.did : line.simulated)),
+    chats() - chatsBefore,
+  );
   results.push({ carrier, records: records.flat(), view });
   console.log(`   ${carrier}: ${Math.round((performance.now() - started) / 1000)} s`);
   if (values.verbose) for (const record of records.flat()) console.log(`      ${JSON.stringify(record)}`);
 }
 console.log("");
 printReport(results);
+if (values.json) writeFileSync(values.json, JSON.stringify({ turns: turnCount, calls: slots.length, timing: TIMING, results }, null, 1));
 sipCaller.close();
 providers.stop();
 server.kill();

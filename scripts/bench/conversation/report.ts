@@ -16,8 +16,13 @@ const share = (hits: number, total: number) => (total ? `${hits}/${total} (${((1
 export interface ParleyView {
   /** Each answered turn's `latency` event: endpointing_ms + end_to_end_ms (no network, no VAD onset). */
   latencyMs: number[];
+  /** Each latency event's platform_ms: what Parley itself added (all but providers and endpointing). */
+  platformMs: number[];
   bargeIns: number;
+  /** Caller utterances written to the transcripts: a turn Parley split at a pause counts once per piece. */
   callerTurns: number;
+  /** Chat completions the agents asked the model for (the summary after each call not counted). */
+  modelRequests: number;
 }
 
 export interface CarrierResult {
@@ -58,7 +63,11 @@ function rows({ records, view }: CarrierResult): [string, string][] {
   out.push(["  … and it then replied", share(backchannels.filter((o) => o.replied).length, backchannels.length)]);
   out.push(["Parley's timeline: latency events p50", ms(view.latencyMs, 50)]);
   out.push(["  (endpointing + end to end)       p95", ms(view.latencyMs, 95)]);
-  out.push(["  barge-ins / caller turns written", `${view.bargeIns} / ${view.callerTurns}`]);
+  out.push(["  Parley's own share (platform_ms) p95", ms(view.platformMs, 95)]);
+  out.push(["  barge-ins", String(view.bargeIns)]);
+  const said = records.filter((r) => !(r.over && "skipped" in r.over)).length;
+  out.push(["  pauses where it ended the utterance", share(Math.max(0, view.callerTurns - said), pauses.length)]);
+  out.push(["  model requests per caller turn", said ? (view.modelRequests / said).toFixed(2) : "–"]);
   return out;
 }
 
