@@ -125,7 +125,12 @@ for (const carrier of CARRIERS) {
   );
   results.push({ carrier, records: records.flat(), view });
   console.log(`   ${carrier}: ${Math.round((performance.now() - started) / 1000)} s`);
-  if (values.verbose) for (const record of records.flat()) console.log(`      ${JSON.stringify(record)}`);
+  if (values.verbose) {
+    for (const record of records.flat()) console.log(`      ${JSON.stringify(record)}`);
+    const [first] = (await api("GET", `/v1/calls?number=${encodeURIComponent(carrier === "sip" ? lines[0].did : lines[0].simulated)}&limit=1`, key)).data;
+    const transcript = await fetch(`${base}/v1/calls/${first.id}/transcript?format=text`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.text());
+    console.log(`      the first call's transcript, as Parley wrote it:\n${transcript.replace(/^/gm, "        ")}`);
+  }
 }
 console.log("");
 printReport(results);
