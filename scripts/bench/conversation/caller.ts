@@ -65,7 +65,7 @@ export class ScriptedCaller implements SlotVoice {
   async converse(exchanges: { turn: RenderedTurn; interjection: RenderedTurn | null; source: Exchange }[]): Promise<void> {
     this.startPacing();
     try {
-      await this.until(() => this.voiced.length > 0, ANSWER_TIMEOUT_MS);
+      await this.until(() => this.voiced.length > 0 || undefined, ANSWER_TIMEOUT_MS);
       await this.quiet(DONE_QUIET_MS);
       for (const exchange of exchanges) await this.exchange(exchange.turn, exchange.interjection);
     } finally {

@@ -37,8 +37,8 @@ export function render(text: string, voice: CallerVoice): Int16Array {
   const key = createHash("sha256").update(`${voice.voice}|${voice.wpm}|${text}`).digest("hex").slice(0, 24);
   const cached = join(CACHE, `${key}.pcm`);
   if (existsSync(cached)) {
-    const bytes = readFileSync(cached);
-    return new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 1);
+    const bytes = new Uint8Array(readFileSync(cached)); // a copy: the file's buffer need not be 2-byte aligned
+    return new Int16Array(bytes.buffer, 0, bytes.byteLength >> 1);
   }
   const wavPath = join(CACHE, `${key}.wav`);
   const run = Bun.spawnSync([ESPEAK, "-v", voice.voice, "-s", String(voice.wpm), "-w", wavPath, text]);
