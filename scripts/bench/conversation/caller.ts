@@ -37,13 +37,25 @@ export interface RenderedTurn {
   parts: { pcm: Int16Array; text: string; pauseAfterMs: number }[];
 }
 
+/** Recognition's audio starts this long before the voice (Parley's pre-roll). */
+const PRE_ROLL_MS = 300;
+
+/** The turn from part `from` on, as the recogniser hears it: each part with the pause after it. */
+function saying(rendered: RenderedTurn, from: number): SlotVoice["saying"] {
+  const rest = rendered.parts.slice(from);
+  return {
+    segments: rest.map((part) => part.text),
+    segmentMs: rest.map((part, i) => (i === 0 ? PRE_ROLL_MS : 0) + msOf(part.pcm) + (i < rest.length - 1 ? part.pauseAfterMs : 1000)),
+  };
+}
+
 interface Queued {
   pcm: Int16Array;
   sent?: (at: number) => void;
 }
 
 export class ScriptedCaller implements SlotVoice {
-  saying: { text: string; ms: number } | null = null;
+  saying: SlotVoice["saying"] = null;
   readonly records: TurnRecord[] = [];
   private long = false;
   /** Arrival times (performance.now()) of the agent's voiced frames, in order. */
@@ -133,7 +145,7 @@ export class ScriptedCaller implements SlotVoice {
           if (i === 0) {
             queued.sent = (at) => {
               spans[index] = { start: at, end: at };
-              this.saying = { text: part.text, ms: msOf(part.pcm) };
+              this.saying = saying(rendered, index);
             };
           }
           if (i === frames - 1) {

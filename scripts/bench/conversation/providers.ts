@@ -31,8 +31,12 @@ export function spokenMs(text: string): number {
 
 /** What a slot's caller tells the fakes. */
 export interface SlotVoice {
-  /** What the caller is saying now (its words and how long they take), for the recogniser. */
-  saying: { text: string; ms: number } | null;
+  /**
+   * What the caller is saying from now to the end of the turn, for the recogniser: a segment per
+   * part of the turn, each as long as its audio and the pause after it (a recognition that Parley
+   * ends in a pause has heard only the first).
+   */
+  saying: { segments: string[]; segmentMs: number[] } | null;
   /** The reply the agent should give now. */
   reply(): string;
 }
@@ -46,12 +50,8 @@ export interface Providers {
 
 export function startProviders(slot: (name: string | undefined) => SlotVoice | undefined): Providers {
   const deepgram = startFakeDeepgram();
-  // Deepgram sends audio in from the utterance's pre-roll (300 ms of it before the speech).
   deepgram.configure({ interimEveryMs: TIMING.sttInterimEveryMs, finalizeDelayMs: TIMING.sttFinalMs, idleTimeoutMs: 60_000 });
-  deepgram.hear((connection) => {
-    const saying = slot(connection.query.model)?.saying;
-    return saying ? { segments: [saying.text], segmentMs: saying.ms + 300 } : [];
-  });
+  deepgram.hear((connection) => slot(connection.query.model)?.saying ?? []);
   const model = startFakeOpenAI();
   model.script((body) => {
     // The summary after the call asks for JSON.
