@@ -7,11 +7,13 @@
 // perceived latency, false cut-ins in mid-utterance pauses, barge-in stop time, backchannel stops.
 // Usage: bun scripts/bench/conversation.ts [--turns 210] [--calls 8] [--carriers simulator,sip] [--verbose]
 // (--turns N runs the corpus's first exchanges holding N caller turns; --verbose prints every turn;
-// --json FILE also writes every turn's record and Parley's view, to compare runs.)
+// --json FILE also writes every turn's record and Parley's view, to compare runs; --endpointing MS
+// gives the agents that endpointing_ms instead of the default, e.g. to see the cut-ins a faster reply makes.)
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { withDefaults } from "../../src/voice/agent-config.ts";
 import { freePort } from "../../test/helpers/baresip.ts";
 import { ScriptedCaller, type RenderedTurn } from "./conversation/caller.ts";
 import { firstTurns, schedule, type CallerTurn, type Exchange } from "./conversation/corpus.ts";
@@ -21,7 +23,7 @@ import { printReport, type CarrierResult, type ParleyView } from "./conversation
 import { CALLER_VOICES, render, type CallerVoice } from "./conversation/voice.ts";
 import { apiAt, spawnParley } from "./spawn-parley.ts";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { json: { type: "string" }, verbose: { type: "boolean", default: false }, turns: { type: "string", default: "210" }, calls: { type: "string", default: "8" }, carriers: { type: "string", default: "simulator,sip" } } });
+const { values } = parseArgs({ args: process.argv.slice(2), options: { endpointing: { type: "string" }, json: { type: "string" }, verbose: { type: "boolean", default: false }, turns: { type: "string", default: "210" }, calls: { type: "string", default: "8" }, carriers: { type: "string", default: "simulator,sip" } } });
 const CALLS = Number(values.calls);
 const CARRIERS = values.carriers.split(",") as ("simulator" | "sip")[];
 const exchanges = firstTurns(schedule(), Number(values.turns));
@@ -35,6 +37,8 @@ const slots = Array.from({ length: Math.min(CALLS, exchanges.length) }, (_, slot
     .map((source: Exchange) => ({ source, turn: renderTurn(source.turn, voice), interjection: source.interjection && renderTurn(source.interjection, voice) }));
 });
 
+/** An agent's turn_taking when it gives none (src/voice/agent-config.ts). */
+const DEFAULT_TURN_TAKING = withDefaults({ name: "defaults" }, "en").turn_taking;
 const callers = new Map<string, ScriptedCaller>();
 const providers = startProviders((name) => (name ? callers.get(name) : undefined));
 const sipCaller = await SipCaller.start();
@@ -69,6 +73,7 @@ const lines = await Promise.all(
       brain: { type: "llm", provider_id: llm, model: name },
       voice: { provider_id: tts, voice_id: "21m00Tcm4TlvDq8ikWAM" },
       transcriber: { provider_id: stt, model: name, language: "en" },
+      ...(values.endpointing ? { turn_taking: { ...DEFAULT_TURN_TAKING, endpointing_ms: Number(values.endpointing) } } : {}),
     })).id;
     const simulated = await api("POST", "/v1/phone-numbers/buy", key, { area_code: "415" });
     const did = await api("POST", "/v1/phone-numbers/import", key, { number: `+1415555${String(2000 + slot)}`, carrier: trunk });
@@ -104,7 +109,7 @@ console.log(`Conversation benchmark: ${turnCount} caller turns (${exchanges.leng
 console.log(
   `providers: STT interim every ${TIMING.sttInterimEveryMs} ms, final ${TIMING.sttFinalMs} ms after Finalize; model ${TIMING.llmFirstTokenMs} ms to first token, ${TIMING.llmTokensPerSecond} tokens/s; TTS ${TIMING.ttsFirstAudioMs} ms to first audio`,
 );
-console.log("agents: default turn_taking (endpointing_ms 600, barge-in after min_speech_ms 250 of speech)\n");
+console.log(`agents: ${values.endpointing ? `endpointing_ms ${values.endpointing}, otherwise ` : ""}default turn_taking (endpointing_ms 600, barge-in after min_speech_ms 250 of speech)\n`);
 const results: CarrierResult[] = [];
 for (const carrier of CARRIERS) {
   const started = performance.now();
