@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { spawnParley } from "./spawn-parley.ts";
+import { apiAt, spawnParley } from "./spawn-parley.ts";
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { recognition: { type: "string", default: "accurate" }, levels: { type: "string", default: "2,4,8,12" }, total: { type: "string", default: "100" }, batch: { type: "string", default: "10" } } });
 const LEVELS = values.levels.split(",").map(Number);
@@ -32,12 +32,7 @@ const cpuMs = () => {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 };
 
-async function api(method: string, path: string, token: string | null, body?: unknown): Promise<any> {
-  const response = await fetch(base + path, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
-  const json = await response.json().catch(() => null);
-  if (response.status >= 400) throw new Error(`${method} ${path} → ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = apiAt(base);
 
 const token = (await api("POST", "/v1/auth/register", null, { email: "bench@example.com", password: "bench password 1" })).access_token;
 const key = (await api("POST", "/v1/api-keys", token, { name: "bench", scope: "admin" })).key;

@@ -26,3 +26,13 @@ export async function spawnParley(dataDir: string, env: Record<string, string> =
     }
   }
 }
+
+/** Calls the JSON API at `base` (with a bearer token, or none); a 4xx or 5xx throws with its body. */
+export function apiAt(base: string): (method: string, path: string, token: string | null, body?: unknown) => Promise<any> {
+  return async (method, path, token, body) => {
+    const response = await fetch(base + path, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const json = await response.json().catch(() => null);
+    if (response.status >= 400) throw new Error(`${method} ${path} → ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}

@@ -11,8 +11,12 @@
 import type { ServerWebSocket } from "bun";
 
 export interface DeepgramConfig {
-  /** What the fake hears; a function picks per connection (it sees the query, e.g. language). */
-  script: string | string[] | ((connection: DeepgramConnection) => string | string[]);
+  /**
+   * What the fake hears; a function picks per connection (it sees the query, e.g. language), and may
+   * give that connection its own segment lengths, one for all or one each (a caller whose words take a
+   * known time).
+   */
+  script: string | string[] | ((connection: DeepgramConnection) => string | string[] | { segments: string[]; segmentMs: number | number[] });
   /** Milliseconds of audio each script segment takes. */
   segmentMs: number;
   /** Milliseconds of audio between two interim results (when `interim_results=true`). */
@@ -68,6 +72,8 @@ interface SocketState {
   connection: DeepgramConnection;
   segments: string[];
   bytesPerMs: number;
+  /** Where each segment ends (ms of audio), when this connection's script gave its own lengths (else every `segmentMs` of the config). */
+  segmentEnds: number[] | null;
   segmentIndex: number;
   /** Audio ms already covered by final results. */
   finalizedMs: number;
@@ -155,9 +161,10 @@ export function startFakeDeepgram(options: { apiKey?: string } = {}): FakeDeepgr
     state.connection.audioBytes += bytes;
     state.connection.audioFrames++;
     const heard = heardMs(state);
+    const segmentEnd = (index: number) => state.segmentEnds?.[index] ?? (index + 1) * config.segmentMs;
     // Segments the audio has moved past are final, with an endpoint.
-    while (state.segmentIndex < state.segments.length - 1 && heard >= (state.segmentIndex + 1) * config.segmentMs) {
-      const end = (state.segmentIndex + 1) * config.segmentMs;
+    while (state.segmentIndex < state.segments.length - 1 && heard >= segmentEnd(state.segmentIndex)) {
+      const end = segmentEnd(state.segmentIndex);
       send(ws, results(state, state.segments[state.segmentIndex], { isFinal: true, speechFinal: true }, state.finalizedMs, end));
       state.finalizedMs = end;
       state.segmentIndex++;
@@ -167,8 +174,8 @@ export function startFakeDeepgram(options: { apiKey?: string } = {}): FakeDeepgr
     if (heard - state.lastInterimMs < config.interimEveryMs) return;
     state.lastInterimMs = heard;
     const words = state.segments[state.segmentIndex].split(/\s+/).filter(Boolean);
-    const segmentStart = state.segmentIndex * config.segmentMs;
-    const fraction = Math.min(1, (heard - segmentStart) / config.segmentMs);
+    const segmentStart = state.segmentIndex ? segmentEnd(state.segmentIndex - 1) : 0;
+    const fraction = Math.min(1, (heard - segmentStart) / (segmentEnd(state.segmentIndex) - segmentStart));
     const shown = words.slice(0, Math.max(1, Math.ceil(fraction * words.length))).join(" ");
     send(ws, results(state, shown, { isFinal: false }, state.finalizedMs, heard));
   };
@@ -218,8 +225,12 @@ export function startFakeDeepgram(options: { apiKey?: string } = {}): FakeDeepgr
       if (!Number.isInteger(sampleRate) || sampleRate < 8000 || sampleRate > 48000) return refuse(400, "Bad Request", `Invalid sample_rate ${query.sample_rate}.`);
       const connection: DeepgramConnection = { requestId: crypto.randomUUID(), query, headers, openedAt: Date.now(), audioBytes: 0, audioFrames: 0, controls: [], sent: [], closed: null };
       const scripted = typeof config.script === "function" ? config.script(connection) : config.script;
-      const segments = (Array.isArray(scripted) ? scripted : [scripted]).filter((s) => s.trim());
-      const state: SocketState = { connection, segments, bytesPerMs: (sampleRate * 2 * channels) / 1000, segmentIndex: 0, finalizedMs: 0, lastInterimMs: 0, idle: null, closing: false };
+      const timed = typeof scripted === "object" && !Array.isArray(scripted) ? scripted : null;
+      const said: string | string[] = timed ? timed.segments : (scripted as string | string[]);
+      const segments = (Array.isArray(said) ? said : [said]).filter((s) => s.trim());
+      const lengths = timed ? segments.map((_, i) => (Array.isArray(timed.segmentMs) ? timed.segmentMs[i] : timed.segmentMs)) : null;
+      const segmentEnds = lengths?.map((_, i) => lengths.slice(0, i + 1).reduce((sum, ms) => sum + ms, 0)) ?? null;
+      const state: SocketState = { connection, segments, bytesPerMs: (sampleRate * 2 * channels) / 1000, segmentEnds, segmentIndex: 0, finalizedMs: 0, lastInterimMs: 0, idle: null, closing: false };
       if (!srv.upgrade(request, { data: state, headers: { "dg-request-id": connection.requestId } })) return refuse(400, "Bad Request", "WebSocket upgrade failed");
       handshakes.push({ path: url.pathname, query, headers, status: 101, at: Date.now() });
       connections.push(connection);

@@ -361,6 +361,22 @@ describe("Deepgram live transcription (WebSocket)", () => {
     await fake.waitForClose(connection);
   });
 
+  test("the fake: a script picked per connection may give it its own segment lengths (a caller whose words take a known time)", async () => {
+    fake.hear((connection) => (connection.query.model === "slot-1" ? { segments: ["call me", "back tomorrow", "please"], segmentMs: [200, 250, 1000] } : "someone else"));
+    const session = new DeepgramTranscriber(connectionTo("deepgram", fake.url), { model: "slot-1" }).start({ language: "en", sampleRate: 8_000 });
+    const audio = tone(8_000, 500, 300);
+    writeFrames(session, audio, 8_000);
+    await until(() => fake.connections[0]?.audioBytes === audio.length * 2);
+    expect(await session.finish()).toEqual({ text: "call me back tomorrow please", confidence: 0.98 });
+    // Its segments ended at 200 and 450 ms of audio, not every 400 ms as configured.
+    const finals = fake.connections[0].sent.filter((m) => m.type === "Results" && m.is_final);
+    expect(finals.map((m) => [m.channel.alternatives[0].transcript, m.start, m.duration, m.speech_final])).toEqual([
+      ["call me", 0, 0.2, true],
+      ["back tomorrow", 0.2, 0.25, true],
+      ["please", 0.45, 0.05, false],
+    ]);
+  });
+
   test("audio written before the socket opens is queued, and finish() right away still works", async () => {
     fake.hear("just one thing");
     const session = new DeepgramTranscriber(connectionTo("deepgram", fake.url)).start({ language: "en", sampleRate: 16_000 });
