@@ -19,7 +19,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["web/"],
   ["providers/"],
   ["knowledge/"],
-  ["voice/media/"],
+  // The turn-taking decisions (voice/turns/) are pure: words and durations in, a verdict out.
+  ["voice/media/", "voice/turns/"],
   ["voice/speech/"],
   ["telephony/"],
   ["voice/brains/flow/"],
