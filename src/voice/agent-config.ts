@@ -43,29 +43,85 @@ export const Transcriber = t.Object(
   { additionalProperties: false },
 );
 
+// The settings issue 37 added are optional: agents stored before them, and clients that send the older
+// shape, keep working; src/voice/turns/settings.ts fills them (GET returns them filled).
+const Endpointing = t.Object(
+  {
+    mode: OneOf(["dynamic", "fixed"], { description: "dynamic: wait between min_delay_ms and max_delay_ms by how finished the caller's words are; fixed: always endpointing_ms. Default dynamic" }),
+    min_delay_ms: t.Integer({ minimum: 100, maximum: 5000, description: "The wait after a finished sentence or answer. Default 300 (endpointing_ms when that is lower)" }),
+    max_delay_ms: t.Integer({ minimum: 200, maximum: 10000, description: "The wait after a trailing \"and\", \"um\", \"my number is\" or an unfinished number. Default 2000 (endpointing_ms when that is higher)" }),
+  },
+  { additionalProperties: false, description: "When the caller is done: min_delay_ms <= endpointing_ms <= max_delay_ms" },
+);
+
+const interruptionFields = {
+  enabled: t.Boolean({ description: "Barge-in: caller speech stops the agent's playback" }),
+  min_speech_ms: t.Integer({ minimum: 50, maximum: 2000, description: "Speech over the agent before it pauses to listen. Default 200" }),
+  sensitivity: OneOf(["low", "medium", "high"], { description: "How readily speech over the agent counts as a real interruption, not a backchannel or noise (low: only clear ones; high: almost any words). Default medium" }),
+  backchannels: OneOf(["ignore", "interrupt"], { description: "ignore: \"mm-hmm\", \"okay\", \"right\" over the agent do not stop it; interrupt: they do, like any speech. Default ignore" }),
+};
+
+const turnTakingFields = {
+  endpointing_ms: t.Integer({ minimum: 100, maximum: 5000, description: "The wait after the caller's speech when their words give no clue whether they are done (in fixed mode, always). Default 600" }),
+  preemptive_generation: t.Boolean({ description: "Start the reply at a pause, before the turn is confirmed ended; it plays only once it is. Default true" }),
+  silence: t.Object(
+    {
+      reminder_after_s: t.Number({ minimum: 1, maximum: 600 }),
+      reminder_message: t.String({ minLength: 1, maxLength: 500 }),
+      timeout_s: t.Number({ minimum: 1, maximum: 3600, description: "End the call after this much silence" }),
+    },
+    { additionalProperties: false },
+  ),
+  max_duration_s: t.Integer({ minimum: 10, maximum: 14400 }),
+  end_call_phrases: t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, description: "Caller phrases that end the call" }),
+};
+
+/** turn_taking as clients write it: the settings added since the first version may be left out. */
 export const TurnTaking = t.Object(
   {
-    endpointing_ms: t.Integer({ minimum: 100, maximum: 5000, description: "Silence after the caller's speech before the agent answers" }),
+    endpointing_ms: turnTakingFields.endpointing_ms,
+    endpointing: t.Optional(t.Partial(Endpointing)),
+    preemptive_generation: t.Optional(turnTakingFields.preemptive_generation),
     interruptions: t.Object(
-      {
-        enabled: t.Boolean({ description: "Barge-in: caller speech stops the agent's playback" }),
-        min_speech_ms: t.Integer({ minimum: 50, maximum: 2000, description: "Speech needed to count as an interruption" }),
-      },
+      { enabled: interruptionFields.enabled, min_speech_ms: interruptionFields.min_speech_ms, sensitivity: t.Optional(interruptionFields.sensitivity), backchannels: t.Optional(interruptionFields.backchannels) },
       { additionalProperties: false },
     ),
-    silence: t.Object(
-      {
-        reminder_after_s: t.Number({ minimum: 1, maximum: 600 }),
-        reminder_message: t.String({ minLength: 1, maxLength: 500 }),
-        timeout_s: t.Number({ minimum: 1, maximum: 3600, description: "End the call after this much silence" }),
-      },
-      { additionalProperties: false },
-    ),
-    max_duration_s: t.Integer({ minimum: 10, maximum: 14400 }),
-    end_call_phrases: t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, description: "Caller phrases that end the call" }),
+    silence: turnTakingFields.silence,
+    max_duration_s: turnTakingFields.max_duration_s,
+    end_call_phrases: turnTakingFields.end_call_phrases,
   },
   { additionalProperties: false },
 );
+
+/** turn_taking as the API returns it: every setting filled with the value in effect. */
+export const TurnTakingSettings = t.Object(
+  {
+    endpointing_ms: turnTakingFields.endpointing_ms,
+    endpointing: Endpointing,
+    preemptive_generation: turnTakingFields.preemptive_generation,
+    interruptions: t.Object(interruptionFields, { additionalProperties: false }),
+    silence: turnTakingFields.silence,
+    max_duration_s: turnTakingFields.max_duration_s,
+    end_call_phrases: turnTakingFields.end_call_phrases,
+  },
+  { additionalProperties: false },
+);
+
+export type TurnTakingInput = Static<typeof TurnTaking>;
+export type TurnTakingFilled = Static<typeof TurnTakingSettings>;
+
+/** What a new agent gets when the client gives no turn_taking. */
+export function defaultTurnTaking(): TurnTakingFilled {
+  return {
+    endpointing_ms: 600,
+    endpointing: { mode: "dynamic", min_delay_ms: 300, max_delay_ms: 2000 },
+    preemptive_generation: true,
+    interruptions: { enabled: true, min_speech_ms: 200, sensitivity: "medium", backchannels: "ignore" },
+    silence: { reminder_after_s: 15, reminder_message: "Are you still there?", timeout_s: 30 },
+    max_duration_s: 600,
+    end_call_phrases: ["goodbye", "bye bye"],
+  };
+}
 
 export const Voicemail = t.Object(
   {
@@ -136,13 +192,7 @@ export function withDefaults(input: AgentInput & { name: string }, workspaceLang
     brain: input.brain ?? { type: "flow", flow: defaultFlow() },
     voice: input.voice ?? { provider_id: "builtin", voice_id: "kal16", speed: 1 },
     transcriber: input.transcriber ?? { provider_id: "builtin", language },
-    turn_taking: input.turn_taking ?? {
-      endpointing_ms: 600,
-      interruptions: { enabled: true, min_speech_ms: 250 },
-      silence: { reminder_after_s: 15, reminder_message: "Are you still there?", timeout_s: 30 },
-      max_duration_s: 600,
-      end_call_phrases: ["goodbye", "bye bye"],
-    },
+    turn_taking: input.turn_taking ?? defaultTurnTaking(),
     voicemail: input.voicemail ?? { action: "hang_up", message: null },
     tools: input.tools ?? [],
     transfer_number: input.transfer_number ?? null,
@@ -154,4 +204,4 @@ export function withDefaults(input: AgentInput & { name: string }, workspaceLang
   };
 }
 
-nameSchemas({ LlmBrain, FlowBrain, Brain, AgentVoice: Voice, AgentTranscriber: Transcriber, TurnTaking, Voicemail, AgentTool, ExtractionField, AgentCreate, AgentUpdate });
+nameSchemas({ LlmBrain, FlowBrain, Brain, AgentVoice: Voice, AgentTranscriber: Transcriber, TurnTaking, TurnTakingSettings, Voicemail, AgentTool, ExtractionField, AgentCreate, AgentUpdate });

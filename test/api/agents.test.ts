@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { agents as agentsTable, agentVersions } from "../../src/db/schema/index.ts";
+import { listAgents } from "../../src/modules/agents/repo.ts";
 import { serverWithUser } from "../helpers/fixtures.ts";
 import { walkPages } from "../helpers/pages.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
@@ -144,6 +147,95 @@ describe("agents", () => {
     const silent = await s.server.api.post("/v1/agents", { name: "No hook" }, { token: token() });
     expect((await s.server.api.post(`/v1/agents/${silent.body.id}/webhook/test`, undefined, { token: token() })).status).toBe(409);
     receiver.stop();
+  });
+});
+
+// turn_taking as agents were stored before issue 37 added dynamic endpointing, preemption and backchannels.
+const OLD_TURN_TAKING = {
+  endpointing_ms: 900,
+  interruptions: { enabled: true, min_speech_ms: 250 },
+  silence: { reminder_after_s: 15, reminder_message: "Are you still there?", timeout_s: 30 },
+  max_duration_s: 600,
+  end_call_phrases: ["goodbye"],
+};
+
+describe("turn-taking settings", () => {
+  test("a new agent gets dynamic endpointing, preemption, medium sensitivity and ignored backchannels; each is settable", async () => {
+    const created = await s.server.api.post("/v1/agents", { name: "Turns" }, { token: token() });
+    expect(created.body.turn_taking).toMatchObject({
+      endpointing_ms: 600,
+      endpointing: { mode: "dynamic", min_delay_ms: 300, max_delay_ms: 2000 },
+      preemptive_generation: true,
+      interruptions: { enabled: true, min_speech_ms: 200, sensitivity: "medium", backchannels: "ignore" },
+    });
+    const changed = {
+      ...created.body.turn_taking,
+      endpointing_ms: 700,
+      endpointing: { mode: "fixed", min_delay_ms: 250, max_delay_ms: 3000 },
+      preemptive_generation: false,
+      interruptions: { enabled: true, min_speech_ms: 300, sensitivity: "high", backchannels: "interrupt" },
+    };
+    const patched = await s.server.api.patch(`/v1/agents/${created.body.id}`, { turn_taking: changed }, { token: token() });
+    expect(patched.status).toBe(200);
+    expect((await s.server.api.get(`/v1/agents/${created.body.id}`, { token: token() })).body.turn_taking).toEqual(changed);
+  });
+
+  test("validation names the field: out of range, an unknown choice, and min_delay_ms <= endpointing_ms <= max_delay_ms", async () => {
+    const create = (turn_taking: object) => s.server.api.post("/v1/agents", { name: "Bad turns", turn_taking: { ...OLD_TURN_TAKING, ...turn_taking } }, { token: token() });
+    const fields = (res: any) => res.body.errors.map((e: any) => e.field).sort();
+    const schema = await create({ endpointing: { mode: "smart", min_delay_ms: 50, max_delay_ms: 20000 }, preemptive_generation: "yes", interruptions: { enabled: true, min_speech_ms: 200, sensitivity: "extreme", backchannels: "mute" } });
+    expect(schema.status).toBe(422);
+    expect(schema.headers.get("content-type")).toContain("application/problem+json");
+    expect(fields(schema)).toEqual(
+      ["turn_taking.endpointing.max_delay_ms", "turn_taking.endpointing.min_delay_ms", "turn_taking.endpointing.mode", "turn_taking.interruptions.backchannels", "turn_taking.interruptions.sensitivity", "turn_taking.preemptive_generation"].sort(),
+    );
+    const minAboveNeutral = await create({ endpointing: { min_delay_ms: 1000 } });
+    expect(minAboveNeutral.status).toBe(422);
+    expect(minAboveNeutral.body.errors).toEqual([{ field: "turn_taking.endpointing.min_delay_ms", message: "must not be more than endpointing_ms (900)" }]);
+    const maxBelowNeutral = await create({ endpointing: { min_delay_ms: 200, max_delay_ms: 800 } });
+    expect(maxBelowNeutral.body.errors).toEqual([{ field: "turn_taking.endpointing.max_delay_ms", message: "must not be less than endpointing_ms (900)" }]);
+    // The same rule holds on PATCH, against the stored agent's values.
+    const agent = await s.server.api.post("/v1/agents", { name: "Patched turns" }, { token: token() });
+    const patch = await s.server.api.patch(`/v1/agents/${agent.body.id}`, { turn_taking: { ...agent.body.turn_taking, endpointing_ms: 2500 } }, { token: token() });
+    expect(patch.status).toBe(422);
+    expect(fields(patch)).toEqual(["turn_taking.endpointing.max_delay_ms"]);
+  });
+
+  test("an agent stored before the settings reads back with them filled (get, list, versions); PATCH in the old shape still works", async () => {
+    const created = await s.server.api.post("/v1/agents", { name: "Stored long ago" }, { token: token() });
+    const id = created.body.id;
+    // The row as an older Parley wrote it: turn_taking without any of the new settings.
+    const old = { ...(s.server.ctx.db.select().from(agentsTable).where(eq(agentsTable.id, id)).get()!.config as object), turn_taking: OLD_TURN_TAKING };
+    s.server.ctx.db.update(agentsTable).set({ config: old }).where(eq(agentsTable.id, id)).run();
+    s.server.ctx.db.update(agentVersions).set({ config: old }).where(eq(agentVersions.agentId, id)).run();
+    const mapped = {
+      ...OLD_TURN_TAKING,
+      endpointing: { mode: "dynamic", min_delay_ms: 300, max_delay_ms: 2000 },
+      preemptive_generation: true,
+      interruptions: { enabled: true, min_speech_ms: 250, sensitivity: "medium", backchannels: "ignore" },
+    };
+    expect((await s.server.api.get(`/v1/agents/${id}`, { token: token() })).body.turn_taking).toEqual(mapped);
+    expect((await s.server.api.get(`/v1/agents/${id}/versions`, { token: token() })).body.data[0].config.turn_taking).toEqual(mapped);
+    // The list, checked against its schema and as production sends it (stored text written in where it can be).
+    const listText = async () => (await fetch(`${s.server.url}/v1/agents?limit=100`, { headers: { authorization: `Bearer ${token()}` } })).text();
+    const checked = await listText();
+    s.server.ctx.config.checkResponses = false;
+    try {
+      expect(await listText()).toBe(checked);
+    } finally {
+      s.server.ctx.config.checkResponses = true;
+    }
+    expect(JSON.parse(checked).data.find((a: any) => a.id === id).turn_taking).toEqual(mapped);
+    const storedFilled = () => listAgents(s.server.ctx.db, s.user.workspaceId, { limit: 100, after: null }).find((row) => row.id === id)!.turnTakingFilled;
+    expect(Boolean(storedFilled())).toBe(false);
+
+    const patched = await s.server.api.patch(`/v1/agents/${id}`, { turn_taking: { ...OLD_TURN_TAKING, endpointing_ms: 2400 } }, { token: token() });
+    expect(patched.status).toBe(200);
+    expect(patched.body.turn_taking).toMatchObject({ endpointing_ms: 2400, endpointing: { mode: "dynamic", min_delay_ms: 300, max_delay_ms: 2400 }, preemptive_generation: true });
+    const other = await s.server.api.patch(`/v1/agents/${id}`, { first_message: "Hello again" }, { token: token() });
+    expect(other.body.turn_taking).toEqual(patched.body.turn_taking);
+    // Written since, it is stored filled: the list writes its text in as it is.
+    expect(Boolean(storedFilled())).toBe(true);
   });
 });
 

@@ -25,6 +25,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["telephony/"],
   ["voice/brains/flow/"],
   ["voice/agent-config.ts"],
+  // Turn-taking decisions and settings (pure): above the agent configuration they read, below the runtime.
+  ["voice/turns/"],
   ["voice/brains/"],
   ["voice/readiness.ts"],
   ["voice/runtime/"],

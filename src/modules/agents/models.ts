@@ -1,7 +1,8 @@
 import { t } from "elysia";
 import { Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
-import { agentFields, type AgentConfig } from "../../voice/agent-config.ts";
+import { agentFields, TurnTakingSettings, type AgentConfig, type TurnTakingFilled } from "../../voice/agent-config.ts";
+import { filledTurnTaking } from "../../voice/turns/settings.ts";
 import type { AgentListRow, AgentRow } from "./repo.ts";
 import { nameSchemas } from "../../lib/schema-names.ts";
 
@@ -13,7 +14,7 @@ export const Agent = t.Composite([
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
-  t.Object(agentFields),
+  t.Object({ ...agentFields, turn_taking: TurnTakingSettings }),
 ]);
 
 export const AgentWithSecret = t.Composite([Agent, t.Object({ webhook_secret: t.String({ description: "Signs the lifecycle events sent to webhook_url; shown this once" }) })]);
@@ -68,9 +69,13 @@ export const WebhookSecret = t.Object({ webhook_secret: t.String({ description: 
 
 export type { AgentRow };
 
+/** A configuration as read: turn_taking with every setting in effect, those an older agent lacks included. */
+export type AgentSettings = AgentConfig & { turn_taking: TurnTakingFilled };
+
 /** An agent's (or one of its versions') configuration as requests see it; the name lives in its own column. */
-export function configOf(row: Pick<AgentRow, "config" | "name">): AgentConfig {
-  return { ...(row.config as Omit<AgentConfig, "name">), name: row.name } as AgentConfig;
+export function configOf(row: Pick<AgentRow, "config" | "name">): AgentSettings {
+  const config = row.config as Omit<AgentConfig, "name">;
+  return { ...config, turn_taking: filledTurnTaking(config.turn_taking), name: row.name };
 }
 
 export function agentJson(row: AgentRow) {
@@ -81,8 +86,10 @@ export function agentJson(row: AgentRow) {
  * agentJson as JSON text, with the stored configuration text written in as it is: a list of 20 agents
  * spent a third of its time parsing configurations and serialising them again. Same keys, same order
  * (the configuration never holds `name` or the keys before it; the test servers compare both forms).
+ * A configuration stored before its turn_taking was stored filled goes the object way, which fills it.
  */
 export function agentJsonText(row: AgentListRow): string {
+  if (!row.turnTakingFilled) return JSON.stringify(listedAgentJson(row));
   const head = `{"id":${JSON.stringify(row.id)},"object":"agent","version":${row.version},"created_at":"${toIso(row.createdAt)}","updated_at":"${toIso(row.updatedAt)}"`;
   const fields = row.configText.trim().slice(1, -1).trim(); // the stored text is an object
   return `${head}${fields ? `,${fields}` : ""},"name":${JSON.stringify(row.name)}}`;
@@ -90,7 +97,7 @@ export function agentJsonText(row: AgentListRow): string {
 
 /** The object form of a listed agent (the test servers check it against agentJsonText). */
 export function listedAgentJson(row: AgentListRow) {
-  const { configText, ...rest } = row;
+  const { configText, turnTakingFilled: _filled, ...rest } = row;
   return agentJson({ ...rest, config: JSON.parse(configText) });
 }
 

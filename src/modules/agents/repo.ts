@@ -15,11 +15,16 @@ export function findAgent(db: Db, workspaceId: string, id: string): AgentRow | u
   return agentById(db).get({ workspaceId, id });
 }
 
-// The configuration comes back as its stored text: a list writes it into the answer as it is.
+// The configuration comes back as its stored text: a list writes it into the answer as it is, when its
+// turn_taking is stored filled (every write since issue 37 stores it whole, so one of its settings tells).
 const { config: _config, ...listColumns } = getTableColumns(agents);
 const agentPages = pagedList(agents.createdAt, agents.id, (db, after) =>
   db
-    .select({ ...listColumns, configText: sql<string>`${agents.config}` })
+    .select({
+      ...listColumns,
+      configText: sql<string>`${agents.config}`,
+      turnTakingFilled: sql<boolean | number>`json_extract(${agents.config}, '$.turn_taking.preemptive_generation') IS NOT NULL`,
+    })
     .from(agents)
     .where(and(eq(agents.workspaceId, sql.placeholder("workspaceId")), after))
     .orderBy(desc(agents.createdAt), desc(agents.id))
@@ -28,7 +33,7 @@ const agentPages = pagedList(agents.createdAt, agents.id, (db, after) =>
 );
 
 /** An agent as a list reads it: the configuration as its stored JSON text. */
-export type AgentListRow = Omit<AgentRow, "config"> & { configText: string };
+export type AgentListRow = Omit<AgentRow, "config"> & { configText: string; turnTakingFilled: boolean | number };
 
 export function listAgents(db: Db, workspaceId: string, page: PageRequest): AgentListRow[] {
   return agentPages(db, { workspaceId }, page);

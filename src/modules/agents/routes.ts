@@ -108,7 +108,7 @@ export function agentRoutes(ctx: HttpContext, brains: BrainServices, agentUsage:
         const shown = rows.slice(0, limit);
         const hasMore = rows.length > limit;
         return {
-          data: shown.map((v) => ({ object: "agent_version" as const, agent_id: v.agentId, version: v.version, note: v.note, created_by: v.createdBy, created_at: toIso(v.createdAt), config: { ...v.config, name: v.name } })),
+          data: shown.map((v) => ({ object: "agent_version" as const, agent_id: v.agentId, version: v.version, note: v.note, created_by: v.createdBy, created_at: toIso(v.createdAt), config: configOf(v) })),
           has_more: hasMore,
           next_cursor: hasMore ? encodeCursor({ at: shown.at(-1)!.version, id: params.id }) : null,
         };

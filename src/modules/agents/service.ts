@@ -2,19 +2,21 @@ import type { AppContext } from "../../core/context.ts";
 import { ApiError, invalid, notFound } from "../../http/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { withDefaults, type AgentConfig, type AgentInput } from "../../voice/agent-config.ts";
+import { filledTurnTaking, turnTakingProblems } from "../../voice/turns/settings.ts";
 import { configOf } from "./models.ts";
 import { agentsPorts } from "./ports.ts";
 import { agentReferenceProblems } from "./references.ts";
 import * as repo from "./repo.ts";
 
 function checkConfig(ctx: AppContext, workspaceId: string, config: AgentConfig): void {
-  const problems = agentReferenceProblems(ctx, workspaceId, config);
+  const problems = [...turnTakingProblems(config.turn_taking), ...agentReferenceProblems(ctx, workspaceId, config)];
   if (problems.length) throw new ApiError("validation_failed", problems.map((p) => `${p.field}: ${p.message}`).join("; "), { errors: problems });
 }
 
+/** What is stored: everything but the name (a column), turn_taking filled (a list writes it out as stored). */
 function storedConfig(config: AgentConfig): Record<string, unknown> {
   const { name: _name, ...rest } = config;
-  return rest;
+  return { ...rest, turn_taking: filledTurnTaking(config.turn_taking) };
 }
 
 /** Creates the agent, its first version and its lifecycle webhook channel in one transaction. */

@@ -243,9 +243,13 @@ __all__ = [
     "ToolWithSecret",
     "TopupRequest",
     "TransferCallRequest",
+    "TurnTakingEndpointing",
     "TurnTakingInterruptions",
     "TurnTakingSilence",
     "TurnTaking",
+    "TurnTakingSettingsEndpointing",
+    "TurnTakingSettingsInterruptions",
+    "TurnTakingSettings",
     "TwilioStatusRequest",
     "TwilioVoiceRequest",
     "UploadCampaignContactsResponseRejectionsItem",
@@ -669,11 +673,24 @@ class AgentTranscriber(_AgentTranscriberRequired, _AgentTranscriberOptional):
     pass
 
 
-TurnTakingInterruptions = TypedDict(
-    "TurnTakingInterruptions",
+# When the caller is done: min_delay_ms <= endpointing_ms <= max_delay_ms
+TurnTakingSettingsEndpointing = TypedDict(
+    "TurnTakingSettingsEndpointing",
+    {
+        "mode": Literal["dynamic", "fixed"],  # dynamic: wait between min_delay_ms and max_delay_ms by how finished the caller's words are; fixed: always e...
+        "min_delay_ms": int,  # The wait after a finished sentence or answer. Default 300 (endpointing_ms when that is lower)
+        "max_delay_ms": int,  # The wait after a trailing "and", "um", "my number is" or an unfinished number. Default 2000 (endpointing_ms...
+    },
+)
+
+
+TurnTakingSettingsInterruptions = TypedDict(
+    "TurnTakingSettingsInterruptions",
     {
         "enabled": bool,  # Barge-in: caller speech stops the agent's playback
-        "min_speech_ms": int,  # Speech needed to count as an interruption
+        "min_speech_ms": int,  # Speech over the agent before it pauses to listen. Default 200
+        "sensitivity": Literal["low", "medium", "high"],  # How readily speech over the agent counts as a real interruption, not a backchannel or noise (low: only clea...
+        "backchannels": Literal["ignore", "interrupt"],  # ignore: "mm-hmm", "okay", "right" over the agent do not stop it; interrupt: they do, like any speech. Defau...
     },
 )
 
@@ -688,11 +705,13 @@ TurnTakingSilence = TypedDict(
 )
 
 
-TurnTaking = TypedDict(
-    "TurnTaking",
+TurnTakingSettings = TypedDict(
+    "TurnTakingSettings",
     {
-        "endpointing_ms": int,  # Silence after the caller's speech before the agent answers
-        "interruptions": TurnTakingInterruptions,
+        "endpointing_ms": int,  # The wait after the caller's speech when their words give no clue whether they are done (in fixed mode, alwa...
+        "endpointing": TurnTakingSettingsEndpointing,  # When the caller is done: min_delay_ms <= endpointing_ms <= max_delay_ms
+        "preemptive_generation": bool,  # Start the reply at a pause, before the turn is confirmed ended; it plays only once it is. Default true
+        "interruptions": TurnTakingSettingsInterruptions,
         "silence": TurnTakingSilence,
         "max_duration_s": int,
         "end_call_phrases": List[str],  # Caller phrases that end the call
@@ -781,7 +800,7 @@ Agent = TypedDict(
         "brain": Brain,
         "voice": AgentVoice,
         "transcriber": AgentTranscriber,
-        "turn_taking": TurnTaking,
+        "turn_taking": TurnTakingSettings,
         "voicemail": Voicemail,
         "tools": List[AgentTool],
         "transfer_number": Optional[str],
@@ -859,6 +878,67 @@ AgentChatResponse = TypedDict(
         "error": Optional[str],  # A provider failure the agent covered with its fallback line
     },
 )
+
+
+# When the caller is done: min_delay_ms <= endpointing_ms <= max_delay_ms
+TurnTakingEndpointing = TypedDict(
+    "TurnTakingEndpointing",
+    {
+        "mode": Literal["dynamic", "fixed"],  # dynamic: wait between min_delay_ms and max_delay_ms by how finished the caller's words are; fixed: always e...
+        "min_delay_ms": int,  # The wait after a finished sentence or answer. Default 300 (endpointing_ms when that is lower)
+        "max_delay_ms": int,  # The wait after a trailing "and", "um", "my number is" or an unfinished number. Default 2000 (endpointing_ms...
+    },
+    total=False,
+)
+
+
+_TurnTakingInterruptionsRequired = TypedDict(
+    "_TurnTakingInterruptionsRequired",
+    {
+        "enabled": bool,  # Barge-in: caller speech stops the agent's playback
+        "min_speech_ms": int,  # Speech over the agent before it pauses to listen. Default 200
+    },
+)
+
+
+_TurnTakingInterruptionsOptional = TypedDict(
+    "_TurnTakingInterruptionsOptional",
+    {
+        "sensitivity": Literal["low", "medium", "high"],  # How readily speech over the agent counts as a real interruption, not a backchannel or noise (low: only clea...
+        "backchannels": Literal["ignore", "interrupt"],  # ignore: "mm-hmm", "okay", "right" over the agent do not stop it; interrupt: they do, like any speech. Defau...
+    },
+    total=False,
+)
+
+
+class TurnTakingInterruptions(_TurnTakingInterruptionsRequired, _TurnTakingInterruptionsOptional):
+    pass
+
+
+_TurnTakingRequired = TypedDict(
+    "_TurnTakingRequired",
+    {
+        "endpointing_ms": int,  # The wait after the caller's speech when their words give no clue whether they are done (in fixed mode, alwa...
+        "interruptions": TurnTakingInterruptions,
+        "silence": TurnTakingSilence,
+        "max_duration_s": int,
+        "end_call_phrases": List[str],  # Caller phrases that end the call
+    },
+)
+
+
+_TurnTakingOptional = TypedDict(
+    "_TurnTakingOptional",
+    {
+        "endpointing": TurnTakingEndpointing,  # When the caller is done: min_delay_ms <= endpointing_ms <= max_delay_ms
+        "preemptive_generation": bool,  # Start the reply at a pause, before the turn is confirmed ended; it plays only once it is. Default true
+    },
+    total=False,
+)
+
+
+class TurnTaking(_TurnTakingRequired, _TurnTakingOptional):
+    pass
 
 
 _AgentCreateRequired = TypedDict(
@@ -980,7 +1060,7 @@ AgentWithSecret = TypedDict(
         "brain": Brain,
         "voice": AgentVoice,
         "transcriber": AgentTranscriber,
-        "turn_taking": TurnTaking,
+        "turn_taking": TurnTakingSettings,
         "voicemail": Voicemail,
         "tools": List[AgentTool],
         "transfer_number": Optional[str],

@@ -39,7 +39,7 @@ export interface Agent {
   brain: Brain;
   voice: AgentVoice;
   transcriber: AgentTranscriber;
-  turn_taking: TurnTaking;
+  turn_taking: TurnTakingSettings;
   voicemail: Voicemail;
   tools: AgentTool[];
   transfer_number: string | null;
@@ -218,7 +218,7 @@ export interface AgentWithSecret {
   brain: Brain;
   voice: AgentVoice;
   transcriber: AgentTranscriber;
-  turn_taking: TurnTaking;
+  turn_taking: TurnTakingSettings;
   voicemail: Voicemail;
   tools: AgentTool[];
   transfer_number: string | null;
@@ -2397,13 +2397,63 @@ export interface TransferCallRequest {
 }
 
 export interface TurnTaking {
-  /** Silence after the caller's speech before the agent answers */
+  /** The wait after the caller's speech when their words give no clue whether they are done (in fixed mode, always). Default 600 */
   endpointing_ms: number;
+  /** When the caller is done: min_delay_ms <= endpointing_ms <= max_delay_ms */
+  endpointing?: {
+    /** dynamic: wait between min_delay_ms and max_delay_ms by how finished the caller's words are; fixed: always endpointing_ms. Default dynamic */
+    mode?: "dynamic" | "fixed";
+    /** The wait after a finished sentence or answer. Default 300 (endpointing_ms when that is lower) */
+    min_delay_ms?: number;
+    /** The wait after a trailing "and", "um", "my number is" or an unfinished number. Default 2000 (endpointing_ms when that is higher) */
+    max_delay_ms?: number;
+  };
+  /** Start the reply at a pause, before the turn is confirmed ended; it plays only once it is. Default true */
+  preemptive_generation?: boolean;
   interruptions: {
     /** Barge-in: caller speech stops the agent's playback */
     enabled: boolean;
-    /** Speech needed to count as an interruption */
+    /** Speech over the agent before it pauses to listen. Default 200 */
     min_speech_ms: number;
+    /** How readily speech over the agent counts as a real interruption, not a backchannel or noise (low: only clear ones; high: almost any words). Default medium */
+    sensitivity?: "low" | "medium" | "high";
+    /** ignore: "mm-hmm", "okay", "right" over the agent do not stop it; interrupt: they do, like any speech. Default ignore */
+    backchannels?: "ignore" | "interrupt";
+  };
+  silence: {
+    reminder_after_s: number;
+    reminder_message: string;
+    /** End the call after this much silence */
+    timeout_s: number;
+  };
+  max_duration_s: number;
+  /** Caller phrases that end the call */
+  end_call_phrases: string[];
+}
+
+export interface TurnTakingSettings {
+  /** The wait after the caller's speech when their words give no clue whether they are done (in fixed mode, always). Default 600 */
+  endpointing_ms: number;
+  /** When the caller is done: min_delay_ms <= endpointing_ms <= max_delay_ms */
+  endpointing: {
+    /** dynamic: wait between min_delay_ms and max_delay_ms by how finished the caller's words are; fixed: always endpointing_ms. Default dynamic */
+    mode: "dynamic" | "fixed";
+    /** The wait after a finished sentence or answer. Default 300 (endpointing_ms when that is lower) */
+    min_delay_ms: number;
+    /** The wait after a trailing "and", "um", "my number is" or an unfinished number. Default 2000 (endpointing_ms when that is higher) */
+    max_delay_ms: number;
+  };
+  /** Start the reply at a pause, before the turn is confirmed ended; it plays only once it is. Default true */
+  preemptive_generation: boolean;
+  interruptions: {
+    /** Barge-in: caller speech stops the agent's playback */
+    enabled: boolean;
+    /** Speech over the agent before it pauses to listen. Default 200 */
+    min_speech_ms: number;
+    /** How readily speech over the agent counts as a real interruption, not a backchannel or noise (low: only clear ones; high: almost any words). Default medium */
+    sensitivity: "low" | "medium" | "high";
+    /** ignore: "mm-hmm", "okay", "right" over the agent do not stop it; interrupt: they do, like any speech. Default ignore */
+    backchannels: "ignore" | "interrupt";
   };
   silence: {
     reminder_after_s: number;
