@@ -41,7 +41,7 @@ export const COMPLEMENT_VERBS = set("need want like think tried started prefer w
 export const NOT_CUES = phrases("as well|think so|hope so|guess so|suppose so|believe so|said so|do so");
 /** Nouns whose value follows "is": "my number is", "the reference is", "my date of birth is". */
 export const VALUE_NOUNS = set("number name email address postcode zip code reference pin birth surname account extension phone");
-/** Question openers: wh-words and the auxiliaries that start a yes/no question. */
+/** Wh-words: with an auxiliary, what opens a question. */
 export const WH_WORDS = set("what when where which who whom whose why how");
 /** Subject pronouns: a question ending on one is not finished ("could you", "what do you"). */
 export const SUBJECT_PRONOUNS = set("i you he she we they");
@@ -73,9 +73,9 @@ export const NUMBER_KEYS = set(`${NUMBER_NOUNS} call reach`);
 
 /** Backchannels: the listener's "go on". */
 export const BACKCHANNEL_WORDS = set("mhm mm hmm okay ok right yeah yes yep yup sure alright cool great fine true exactly oh ah wow really");
-export const BACKCHANNEL_PAIRS = phrases("mm hmm|uh huh|uh hum|i see|got it|all right");
+export const BACKCHANNEL_PAIRS = phrases("mm hmm|uh huh|uh hum|i see|got it|all right|that's right|fair enough|of course");
 /** First words of two-word backchannels: alone and unfinished, they may still become one. */
-export const BACKCHANNEL_STARTS = set("mm uh i got all");
+export const BACKCHANNEL_STARTS = set("mm uh i got all that's fair of");
 /** Stop cues: the caller takes the floor from the first of these words. */
 export const STOP_WORDS = set("wait stop no sorry actually pardon but");
 export const STOP_PHRASES = phrases("hold on|hang on|excuse me|just a moment|just a second|just a minute|just a sec|one moment|one second");

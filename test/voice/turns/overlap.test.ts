@@ -85,10 +85,11 @@ describe("overlap classifier, limits per sensitivity", () => {
     expect(SENSITIVITIES.map((s) => verdict("can you repeat the price", 1100, true, s))).toEqual(["interruption", "interruption", "interruption"]);
   });
 
-  test("hesitations count for nothing: 'um' waits, 'uh-huh' and 'oh okay' are backchannels", () => {
+  test("hesitations count for nothing: 'um' waits; 'uh-huh', 'oh okay' and 'that’s right' (a curly apostrophe) are backchannels", () => {
     expect(SENSITIVITIES.map((s) => verdict("um", 300, false, s))).toEqual(["pending", "pending", "pending"]);
     expect(SENSITIVITIES.map((s) => verdict("uh-huh", 500, true, s))).toEqual(["backchannel", "backchannel", "backchannel"]);
     expect(SENSITIVITIES.map((s) => verdict("Oh, okay.", 600, true, s))).toEqual(["backchannel", "backchannel", "backchannel"]);
+    expect(SENSITIVITIES.map((s) => verdict("That’s right.", 600, true, s))).toEqual(["backchannel", "backchannel", "backchannel"]);
     expect(SENSITIVITIES.map((s) => verdict("um, can I ask", 600, false, s))).toEqual(["interruption", "interruption", "interruption"]);
   });
 
