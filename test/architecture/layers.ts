@@ -19,13 +19,12 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["web/"],
   ["providers/"],
   ["knowledge/"],
-  // The turn-taking decisions (voice/turns/) are pure: words and durations in, a verdict out.
-  ["voice/media/", "voice/turns/"],
+  ["voice/media/"],
   ["voice/speech/"],
   ["telephony/"],
   ["voice/brains/flow/"],
   ["voice/agent-config.ts"],
-  // Turn-taking decisions and settings (pure): above the agent configuration they read, below the runtime.
+  // Turn-taking decisions (words and durations in, a verdict out) and settings: above the agent configuration they read, below the runtime.
   ["voice/turns/"],
   ["voice/brains/"],
   ["voice/readiness.ts"],

@@ -27,8 +27,12 @@ export interface TurnRecord {
   answered: boolean;
   /** Each mid-utterance pause, and whether the agent's voice started in it (before the caller finished the turn). */
   pauses: { ms: number; cutIn: boolean }[];
-  /** Said over the agent: whether its audio stopped, when (after the interjection's first voiced frame), and whether it then spoke again. */
-  over?: { stopped: boolean; stopMs: number | null; replied: boolean } | { skipped: string };
+  /**
+   * Said over the agent: whether its audio stopped, when (after the interjection's first voiced frame),
+   * whether it then answered (asked its model anew and spoke), and whether it went on with the reply it
+   * was giving (resumed after a stop, or never stopped).
+   */
+  over?: { stopped: boolean; stopMs: number | null; replied: boolean; resumed: boolean } | { skipped: string };
 }
 
 /** A turn's audio: each part's PCM, its words and the silence after it. */
@@ -58,6 +62,8 @@ export class ScriptedCaller implements SlotVoice {
   saying: SlotVoice["saying"] = null;
   readonly records: TurnRecord[] = [];
   private long = false;
+  /** Replies the model was asked for on this caller's behalf. */
+  private asked = 0;
   /** Arrival times (performance.now()) of the agent's voiced frames, in order. */
   private readonly voiced: number[] = [];
   private queue: Queued[] = [];
@@ -70,6 +76,7 @@ export class ScriptedCaller implements SlotVoice {
   }
 
   reply(): string {
+    this.asked++;
     return this.long ? LONG_REPLY : SHORT_REPLY;
   }
 
@@ -119,6 +126,7 @@ export class ScriptedCaller implements SlotVoice {
       return void (await this.quiet(DONE_AFTER_INTERJECTION_MS));
     }
     this.long = false;
+    const askedBefore = this.asked;
     const [said] = await this.say(interjection);
     await this.quiet(DONE_AFTER_INTERJECTION_MS);
     // Where the agent's voice first stops for GAP_MS after the interjection began.
@@ -131,7 +139,10 @@ export class ScriptedCaller implements SlotVoice {
     const stopAt = last + FRAME_MS;
     // The reply would have run this long; a stop well before its end is the agent giving way.
     const stopped = stopAt < answer + spokenMs(LONG_REPLY) - 800;
-    over.over = { stopped, stopMs: stopped ? stopAt - said.start : null, replied: stopped && this.voiced.some((t) => t >= stopAt + GAP_MS) };
+    const spokeAfter = this.voiced.some((t) => t >= stopAt + GAP_MS);
+    // A new reply is a new model request; voice after the stop without one is the same reply going on.
+    const replied = stopped && spokeAfter && this.asked > askedBefore;
+    over.over = { stopped, stopMs: stopped ? stopAt - said.start : null, replied, resumed: !stopped || (spokeAfter && !replied) };
   }
 
   /** Queues the turn's parts and pauses; resolves when all is sent, with when each part's voice began and ended. */

@@ -14,8 +14,10 @@ const share = (hits: number, total: number) => (total ? `${hits}/${total} (${((1
 
 /** Parley's own timeline of the same calls, as a cross-check of what the callers measured. */
 export interface ParleyView {
-  /** Each answered turn's `latency` event: endpointing_ms + end_to_end_ms (no network, no VAD onset). */
+  /** Each answered turn's `latency` event: perceived_ms, from the caller's last voiced frame as Parley heard it (no network). */
   latencyMs: number[];
+  /** Answered turns whose reply was started at the caller's pause and played (hit), and replies started at pauses and dropped (wasted). */
+  preemption: { hit: number; wasted: number; turns: number };
   /** Each latency event's platform_ms: what Parley itself added (all but providers and endpointing). */
   platformMs: number[];
   bargeIns: number;
@@ -38,7 +40,8 @@ function rows({ records, view }: CarrierResult): [string, string][] {
   const pausedTurns = records.filter((r) => r.kind === "paused" || r.kind === "digits");
   const pausedLatency = pausedTurns.flatMap((r) => (r.latencyMs === null ? [] : [r.latencyMs]));
   const pauses = records.flatMap((r) => r.pauses);
-  const over = (kind: string) => records.filter((r) => r.kind === kind && r.over && !("skipped" in r.over)).map((r) => r.over as { stopped: boolean; stopMs: number | null; replied: boolean });
+  const over = (kind: string) =>
+    records.filter((r) => r.kind === kind && r.over && !("skipped" in r.over)).map((r) => r.over as { stopped: boolean; stopMs: number | null; replied: boolean; resumed: boolean });
   const skipped = (kind: string) => records.filter((r) => r.kind === kind && r.over && "skipped" in r.over).length;
   const interruptions = over("interruption");
   const stopTimes = interruptions.flatMap((o) => (o.stopMs === null ? [] : [o.stopMs]));
@@ -59,10 +62,13 @@ function rows({ records, view }: CarrierResult): [string, string][] {
   out.push(["barge-in stop time  p50", ms(stopTimes, 50)]);
   out.push(["                    p95", ms(stopTimes, 95)]);
   out.push(["  interruptions that stopped the agent", share(interruptions.filter((o) => o.stopped).length, interruptions.length) + (skipped("interruption") ? ` (+${skipped("interruption")} not said)` : "")]);
-  out.push(["backchannels that stopped the agent", share(backchannels.filter((o) => o.stopped).length, backchannels.length) + (skipped("backchannel") ? ` (+${skipped("backchannel")} not said)` : "")]);
-  out.push(["  … and it then replied", share(backchannels.filter((o) => o.replied).length, backchannels.length)]);
+  out.push(["backchannels that made the agent stop and reply", share(backchannels.filter((o) => o.replied).length, backchannels.length) + (skipped("backchannel") ? ` (+${skipped("backchannel")} not said)` : "")]);
+  out.push(["  paused it ≥ 300 ms, then it went on", share(backchannels.filter((o) => o.stopped && o.resumed).length, backchannels.length)]);
+  out.push(["  it talked on without a gap", share(backchannels.filter((o) => !o.stopped).length, backchannels.length)]);
   out.push(["Parley's timeline: latency events p50", ms(view.latencyMs, 50)]);
-  out.push(["  (endpointing + end to end)       p95", ms(view.latencyMs, 95)]);
+  out.push(["  (perceived_ms)                   p95", ms(view.latencyMs, 95)]);
+  out.push(["  replies started at the last pause (hit)", share(view.preemption.hit, view.preemption.turns)]);
+  out.push(["  replies started at pauses and dropped", `${view.preemption.wasted} (${view.preemption.turns ? (view.preemption.wasted / view.preemption.turns).toFixed(2) : "–"} per answered turn)`]);
   out.push(["  Parley's own share (platform_ms) p95", ms(view.platformMs, 95)]);
   out.push(["  barge-ins", String(view.bargeIns)]);
   const said = records.filter((r) => !(r.over && "skipped" in r.over)).length;

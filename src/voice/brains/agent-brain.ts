@@ -113,8 +113,15 @@ export class AgentConversation {
   /**
    * The same turn as a stream, for the voice loop: text as it forms (model tokens, or a flow's whole
    * sentences with `final`), tool calls and errors as they happen; the action when it is over.
+   * `beforeTool` is awaited before a model's tool runs: a reply prepared before the caller has surely
+   * finished must not act (book, charge, hang up) until the turn is confirmed.
    */
-  async *replyStream(state: ConversationState, input: { text?: string; digits?: string }, signal?: AbortSignal): AsyncGenerator<BrainEvent, { action: FlowAction | null; ended: boolean }> {
+  async *replyStream(
+    state: ConversationState,
+    input: { text?: string; digits?: string },
+    signal?: AbortSignal,
+    beforeTool?: () => Promise<void>,
+  ): AsyncGenerator<BrainEvent, { action: FlowAction | null; ended: boolean }> {
     if (state.ended) return { action: null, ended: true };
     // `ended` is set before the last words are yielded: a caller who cuts them off cannot undo the ending.
     if (input.text && this.config.turn_taking.end_call_phrases.some((phrase) => containsPhrase(input.text!, phrase))) {
@@ -129,7 +136,7 @@ export class AgentConversation {
       for (const text of flowTurn.say) yield { type: "text", text, final: true };
       return { action: flowTurn.action, ended: state.ended };
     }
-    return yield* this.llmStream(state, input.text ?? (input.digits ? `(keyed ${input.digits})` : ""), signal);
+    return yield* this.llmStream(state, input.text ?? (input.digits ? `(keyed ${input.digits})` : ""), signal, beforeTool);
   }
 
   /**
@@ -170,7 +177,12 @@ export class AgentConversation {
     );
   }
 
-  private async *llmStream(state: Extract<ConversationState, { brain: "llm" }>, text: string, signal?: AbortSignal): AsyncGenerator<BrainEvent, { action: FlowAction | null; ended: boolean }> {
+  private async *llmStream(
+    state: Extract<ConversationState, { brain: "llm" }>,
+    text: string,
+    signal?: AbortSignal,
+    beforeTool?: () => Promise<void>,
+  ): AsyncGenerator<BrainEvent, { action: FlowAction | null; ended: boolean }> {
     const brain = this.config.brain;
     if (brain.type !== "llm") throw new Error("not an llm agent");
     state.messages.push({ role: "user", content: text });
@@ -182,7 +194,7 @@ export class AgentConversation {
       return { action: null, ended: false };
     }
     const records: ToolCallRecord[] = [];
-    const { definitions, execute } = this.llmTools(records);
+    const { definitions, execute } = this.llmTools(records, beforeTool, signal);
     let action: FlowAction | null = null;
     try {
       for await (const event of llmTurn(connection, brain, state.messages, definitions, execute, signal)) {
@@ -205,7 +217,7 @@ export class AgentConversation {
   }
 
   /** The model's tools: the agent's webhook tools plus the built-ins it enabled. */
-  private llmTools(records: ToolCallRecord[]): { definitions: ToolDefinition[]; execute: (name: string, args: Record<string, unknown>) => Promise<ToolOutcome> } {
+  private llmTools(records: ToolCallRecord[], beforeTool?: () => Promise<void>, signal?: AbortSignal): { definitions: ToolDefinition[]; execute: (name: string, args: Record<string, unknown>) => Promise<ToolOutcome> } {
     const toolIds = this.config.tools.flatMap((t) => ("tool_id" in t ? [t.tool_id] : []));
     const functions = this.services.tools(this.context.workspaceId, toolIds);
     const builtins = new Set(this.config.tools.flatMap((t) => (t.type === "function" ? [] : [t.type])));
@@ -220,6 +232,10 @@ export class AgentConversation {
     if (builtins.has("send_dtmf")) builtin("send_dtmf", "Press keys on the phone keypad (e.g. to navigate a phone menu).", { digits: { type: "string", pattern: "^[0-9*#]+$" } }, ["digits"]);
 
     const execute = async (name: string, args: Record<string, unknown>): Promise<ToolOutcome> => {
+      if (beforeTool) {
+        await beforeTool();
+        signal?.throwIfAborted();
+      }
       const record = (ok: boolean, result: unknown) => records.push({ name, arguments: args, ok, result });
       const fn = functions.find((tool) => tool.name === name);
       if (fn) {

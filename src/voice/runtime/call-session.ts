@@ -8,18 +8,22 @@ import { PcmFramer } from "../media/framer.ts";
 import { encodeG711 } from "../media/g711.ts";
 import type { SpeechToText, TextToSpeech } from "../speech/types.ts";
 import { FRAME_MS, type MediaClock } from "../media/media-clock.ts";
-import { CallerAudio } from "./caller-audio.ts";
+import { CallerAudio, type Utterance } from "./caller-audio.ts";
 import { CallRecording } from "./call-recording.ts";
 import { DigitCollector, type KeyedEntry } from "./digit-collector.ts";
 import { latencyNote, type TurnTiming } from "./latency.ts";
-import { observeTurnLatency, recordEndedCall } from "./metrics.ts";
+import { countPreemption, observeTurnLatency, recordEndedCall } from "./metrics.ts";
 import { PlaybackQueue, type SpokenSegment } from "./playback.ts";
 import type { CallEnding, CallJournal } from "./journal.ts";
 import { liveCalls, type LiveCall } from "./registry.ts";
 import { AgentResponse } from "./response.ts";
 import { BEEP_WAIT_MS, CallScreening } from "./screening.ts";
 import { SentenceSplitter } from "./sentences.ts";
-import { TranscriptOrder } from "./transcript-order.ts";
+import { TranscriptOrder, type PendingTurn } from "./transcript-order.ts";
+import { fixedEndpointing, textCueEndpointing } from "../turns/endpointing.ts";
+import { classifyOverlap } from "../turns/overlap.ts";
+import { resolveTurnTaking, type ResolvedTurnTaking } from "../turns/settings.ts";
+import { sameWords } from "../turns/words.ts";
 
 export interface CallSessionOptions {
   ctx: AppContext;
@@ -50,6 +54,20 @@ const SCREENING_GAP_MS = 3 * FRAME_MS;
 /** Calls must keep sending audio; this much silence from the transport means it is gone. */
 const TRANSPORT_SILENCE_LIMIT_MS = 15_000;
 const CARRIER_AMD = "the carrier's answering-machine detection";
+/** Speech over the agent is over after this much quiet (a backchannel's end). */
+const OVERLAP_END_MS = 300;
+/** An overlap that ended undecided (no words yet from a batch recogniser) is judged without them after this long. */
+const OVERLAP_VERDICT_WAIT_MS = 1500;
+
+/** Caller speech over the agent, while it is judged (backchannel or interruption). */
+interface Overlap {
+  speechMs: number;
+  silentMs: number;
+  /** The agent's audio is held while the verdict is pending. */
+  paused: boolean;
+  /** The caller's utterance it started (once the segmenter confirmed speech). */
+  utterance: Utterance | null;
+}
 
 type Phase = "connecting" | "screening" | "waiting_for_beep" | "conversing" | "ending" | "ended";
 
@@ -103,8 +121,17 @@ export class CallSession implements LiveCall {
   private finishing: AgentResponse | null = null;
   private responseChain: Promise<void> = Promise.resolve();
   private agentTurnStartMs: number | null = null;
+  /** The agent's turn holds its place in the transcript while it lasts: words said over it come after it. */
+  private agentTurnPlace: PendingTurn | null = null;
   private agentSpeaking = false;
-  private bargeInSpeechMs = 0;
+  /** What the agent said last (heard), for the endpointing: an expected short answer may end sooner. */
+  private lastAgentText: string | null = null;
+  private readonly turns: ResolvedTurnTaking;
+  /** A reply started at the caller's pause on these words, held until the turn is confirmed. */
+  private preempted: { response: AgentResponse; text: string; timing: TurnTiming } | null = null;
+  /** Replies started at the current turn's pauses and dropped. */
+  private preemptionsWasted = 0;
+  private overlap: Overlap | null = null;
 
   private elapsedMs = 0;
   private lastTransportAudio = performance.now();
@@ -128,6 +155,8 @@ export class CallSession implements LiveCall {
     this.lineRate = this.leg.format.sampleRate;
     this.law = this.leg.format.encoding === "pcmu" ? "mulaw" : this.leg.format.encoding === "pcma" ? "alaw" : null;
     this.transcript = new TranscriptOrder((turn) => this.journal.turn(turn));
+    this.turns = resolveTurnTaking(this.agent.turn_taking);
+    const { endpointing } = this.turns;
     this.caller = new CallerAudio(
       {
         lineRate: this.lineRate,
@@ -141,7 +170,10 @@ export class CallSession implements LiveCall {
           ...(options.recognitionContext ?? {}),
         },
         sttSampleRate: options.sttSampleRate,
-        endpointingMs: this.agent.turn_taking.endpointing_ms,
+        endpointing: endpointing.mode === "fixed" ? fixedEndpointing(endpointing.neutralMs) : textCueEndpointing({ minMs: endpointing.minMs, neutralMs: endpointing.neutralMs, maxMs: endpointing.maxMs }),
+        punctuated: options.stt.punctuates ?? false,
+        language: this.agent.transcriber.language ?? this.agent.language,
+        agentLast: () => this.lastAgentText,
         transcript: this.transcript,
         elapsedMs: () => this.elapsedMs,
       },
@@ -149,7 +181,9 @@ export class CallSession implements LiveCall {
         digit: (digit) => this.onDigit(digit, "in-band"),
         speechStarted: () => this.onSpeechStarted(),
         speechEnded: () => (this.lastActivityMs = this.elapsedMs),
-        heard: (text, timing) => this.onCallerText(text, timing),
+        paused: (text) => this.onCallerPaused(text),
+        resumed: () => this.dropPreempted(),
+        heard: (text, timing, utterance) => this.onCallerText(text, timing, utterance),
         recognitionError: (code, message) => this.journal.error(code, message, false),
       },
     );
@@ -368,16 +402,14 @@ export class CallSession implements LiveCall {
       return;
     }
     this.caller.listen(pcm, isSpeech);
-    // Barge-in: the caller talks over the agent long enough to mean it.
-    if (isSpeech && this.agentSpeaking && this.agent.turn_taking.interruptions.enabled) {
-      this.bargeInSpeechMs += FRAME_MS;
-      if (this.bargeInSpeechMs >= this.agent.turn_taking.interruptions.min_speech_ms) this.interrupt();
-    } else if (!isSpeech) this.bargeInSpeechMs = 0;
+    if ((this.agentSpeaking || this.overlap) && this.turns.interruptions.enabled) this.judgeOverlap(isSpeech);
   }
 
   private onSpeechStarted(): void {
     // While the agent talks without barge-in, its own turn is not interrupted: the caller's words still count.
     this.remindedAt = null;
+    if (this.overlap && !this.overlap.utterance) this.overlap.utterance = this.caller.current;
+    this.dropPreempted();
     // A response still being prepared is dropped: the caller has more to say.
     if (this.responding?.droppable && !this.agentSpeaking) {
       this.responding.cancel({ cause: "dropped" });
@@ -385,15 +417,125 @@ export class CallSession implements LiveCall {
     }
   }
 
-  private onCallerText(text: string, timing: TurnTiming): void {
+  /** The caller paused with these words: an LLM agent may start its reply now and play it once the turn is confirmed. */
+  private onCallerPaused(text: string): void {
+    if (!this.turns.preemptive || this.agent.brain.type !== "llm" || this.phase !== "conversing") return;
+    if (this.agentSpeaking || this.overlap || this.caller.current.backchannel) return;
+    const full = joinText(this.pendingCallerText, text);
+    if (this.preempted && sameWords(this.preempted.text, full)) return;
+    this.dropPreempted();
+    if (this.responding) return; // still busy with an earlier reply
+    const now = performance.now();
+    const timing: TurnTiming = { lastVoiceAt: now, speechEndDetectedAt: now, triggeredAt: now, preemption: "hit" };
+    this.preempted = { response: this.respondTo({ text: full }, timing, true), text: full, timing };
+  }
+
+  /** The caller went on (or said otherwise): the reply prepared at the pause is dropped unheard; its model request was spent. */
+  private dropPreempted(): void {
+    const preempted = this.preempted;
+    if (!preempted) return;
+    this.preempted = null;
+    preempted.response.cancel({ cause: "dropped" });
+    if (this.responding === preempted.response) this.responding = null;
+    this.preemptionsWasted++;
+    countPreemption(this.ctx, "wasted");
+  }
+
+  private onCallerText(text: string, timing: TurnTiming, utterance: Utterance): void {
     if (this.ended) return;
+    if (this.overlap?.utterance === utterance && this.overlap.paused) this.judgeOverlapWords(text);
+    if (utterance.backchannel) {
+      // Noted in the transcript (the recogniser wrote it), never answered.
+      if (text) this.journal.note("backchannel", { text });
+      return;
+    }
     if (text) this.leg.caption?.("caller", text);
     // Already talking again (a pause mid-sentence, or the recogniser was slow): answer both parts together.
     if (this.caller.speaking) {
       if (text) this.pendingCallerText = joinText(this.pendingCallerText, text);
       return;
     }
-    if (text || this.pendingCallerText) this.respondTo({ text }, timing);
+    const preempted = this.preempted;
+    if (preempted && text && !preempted.response.cancelled && sameWords(preempted.text, joinText(this.pendingCallerText, text))) {
+      // The turn ended as the reply assumed: it plays now.
+      this.preempted = null;
+      const { triggeredAt } = preempted.timing;
+      Object.assign(preempted.timing, timing, { triggeredAt, preemption: "hit", preemptionsWasted: this.preemptionsWasted });
+      this.preemptionsWasted = 0;
+      countPreemption(this.ctx, "hit");
+      preempted.response.confirm();
+      return;
+    }
+    this.dropPreempted();
+    if (text || this.pendingCallerText) {
+      timing.preemption = this.preemptionsWasted ? "wasted" : "none";
+      timing.preemptionsWasted = this.preemptionsWasted;
+      this.preemptionsWasted = 0;
+      this.respondTo({ text }, timing);
+    }
+  }
+
+  // ---------------------------------------------------------------- speech over the agent
+
+  /**
+   * Caller speech while the agent talks, judged by its length and words: a real interruption stops
+   * the agent; a backchannel ("mm-hmm") or noise does not. While undecided the agent's audio is held,
+   * and resumes where it stopped if it was a backchannel.
+   */
+  private judgeOverlap(isSpeech: boolean): void {
+    const { minSpeechMs, backchannels } = this.turns.interruptions;
+    let overlap = this.overlap;
+    if (!overlap) {
+      if (!isSpeech) return;
+      overlap = this.overlap = { speechMs: 0, silentMs: 0, paused: false, utterance: null };
+    }
+    if (isSpeech) {
+      overlap.speechMs += FRAME_MS;
+      overlap.silentMs = 0;
+    } else overlap.silentMs += FRAME_MS;
+    if (backchannels === "interrupt") {
+      // Every stretch of speech long enough stops the agent, "mm-hmm" included.
+      if (overlap.speechMs >= minSpeechMs) this.interrupt("speech over the agent");
+      else if (!isSpeech) this.overlap = null;
+      return;
+    }
+    const ended = overlap.silentMs >= OVERLAP_END_MS;
+    const text = overlap.utterance && overlap.utterance === this.caller.current ? this.caller.hypothesis : "";
+    if (ended && !text && overlap.utterance && overlap.silentMs < OVERLAP_VERDICT_WAIT_MS) {
+      // The words are still being recognised (a batch recogniser has no partials): wait for them, audio held.
+      if (overlap.paused) return;
+    }
+    const judged = classifyOverlap({ text, speechMs: overlap.speechMs, ended, sensitivity: this.turns.interruptions.sensitivity });
+    // Held past the wait with no words to judge: the agent goes on rather than stay silent.
+    if (judged.verdict === "pending" && ended && overlap.silentMs >= OVERLAP_VERDICT_WAIT_MS) this.actOnOverlap("backchannel", "no words in time", overlap);
+    else this.actOnOverlap(judged.verdict, judged.reason, overlap);
+  }
+
+  /** A batch recogniser's words for speech over the agent, which was held undecided. */
+  private judgeOverlapWords(text: string): void {
+    const overlap = this.overlap!;
+    const { verdict, reason } = classifyOverlap({ text, speechMs: overlap.speechMs, ended: true, sensitivity: this.turns.interruptions.sensitivity });
+    this.actOnOverlap(verdict === "pending" ? "interruption" : verdict, reason, overlap);
+  }
+
+  private actOnOverlap(verdict: "backchannel" | "interruption" | "pending", reason: string, overlap: Overlap): void {
+    if (verdict === "interruption") {
+      if (overlap.speechMs < this.turns.interruptions.minSpeechMs && !overlap.paused) return;
+      this.overlap = null;
+      this.interrupt(reason);
+      return;
+    }
+    if (verdict === "backchannel") {
+      this.overlap = null;
+      if (overlap.utterance) overlap.utterance.backchannel = true;
+      this.journal.note("backchannel", { reason, resumed: overlap.paused });
+      return; // a held agent resumes at the next tick
+    }
+    if (!overlap.paused && this.agentSpeaking && overlap.speechMs >= this.turns.interruptions.minSpeechMs) {
+      // Undecided yet long enough to matter: the caller does not hear the agent over themselves meanwhile.
+      overlap.paused = true;
+      this.leg.clearAudio();
+    }
   }
 
   private onDigit(digit: string, how: "in-band" | "out-of-band"): void {
@@ -407,7 +549,8 @@ export class CallSession implements LiveCall {
 
   private onKeyed({ digits, startMs }: KeyedEntry): void {
     this.transcript.add({ role: "caller", text: `[keyed ${digits}]`, start_ms: startMs, end_ms: this.elapsedMs, interrupted: false });
-    this.respondTo({ digits }, { speechEndDetectedAt: performance.now() });
+    const now = performance.now();
+    this.respondTo({ digits }, { speechEndDetectedAt: now, lastVoiceAt: now, confirmedAt: now });
   }
 
   // ---------------------------------------------------------------- answering machines
@@ -453,17 +596,24 @@ export class CallSession implements LiveCall {
 
   // ---------------------------------------------------------------- the agent's turns
 
-  private respondTo(input: { text?: string; digits?: string }, timing: TurnTiming): void {
-    if (this.phase !== "conversing") return;
-    const text = input.text === undefined ? undefined : joinText(this.pendingCallerText, input.text);
-    if (text !== undefined) this.pendingCallerText = text;
-    this.enqueueResponse(new AgentResponse("brain", true, true, timing), async (response) => {
+  /**
+   * Answers the caller's turn. A preemptive reply (started at a pause, on words the caller may yet add
+   * to) is held: it prepares its first piece of speech, runs no tool and plays nothing until `confirm()`.
+   */
+  private respondTo(input: { text?: string; digits?: string }, timing: TurnTiming, preemptive = false): AgentResponse {
+    const response = new AgentResponse("brain", true, true, timing);
+    if (this.phase !== "conversing") return response;
+    if (preemptive) response.hold();
+    timing.triggeredAt ??= performance.now();
+    const text = input.text === undefined || preemptive ? input.text : joinText(this.pendingCallerText, input.text);
+    if (text !== undefined && !preemptive) this.pendingCallerText = text;
+    this.enqueueResponse(response, async (response) => {
       const { signal } = response;
       timing.brainStartedAt = performance.now();
       // A dropped response must leave no trace (a flow's attempts, the model's history): it is retried with more words.
       const before = structuredClone(this.state);
-      const stream = this.conversation.replyStream(this.state, { text, digits: input.digits }, signal);
-      const splitter = new SentenceSplitter();
+      const stream = this.conversation.replyStream(this.state, { text, digits: input.digits }, signal, preemptive ? () => response.whenReleased() : undefined);
+      const splitter = new SentenceSplitter({ firstClause: true });
       let action: FlowAction | null = null;
       let complete = false;
       for (;;) {
@@ -486,6 +636,8 @@ export class CallSession implements LiveCall {
           if (event.call.name === "send_dtmf" && typeof event.call.result === "string") this.leg.sendDtmf(event.call.result);
         } else if (event.type === "error") this.journal.error("brain_failed", event.message, false);
       }
+      // A held reply finishes only once its turn is confirmed (or it is dropped): its audio must not play before.
+      await response.whenReleased();
       if (!response.cancelled) {
         this.pendingCallerText = "";
         return action;
@@ -503,6 +655,7 @@ export class CallSession implements LiveCall {
       if (cancel.cause === "barge_in") this.conversation.noteInterruption(this.state, cancel.heard);
       return this.state.ended ? action : null;
     });
+    return response;
   }
 
   /**
@@ -532,13 +685,19 @@ export class CallSession implements LiveCall {
 
   /** Synthesises one sentence and queues its frames as they arrive (playback starts with the first). */
   private async speakText(text: string, response: AgentResponse): Promise<void> {
+    // A held reply prepares one piece only: the rest would be synthesised (and paid for) in vain if the caller goes on.
+    if (response.held && response.pieces > 0) await response.whenReleased();
     const { signal } = response;
     if (!text.trim() || signal.aborted || this.ended) return;
+    response.pieces++;
     const segment = this.playback.startSegment(text);
     const framer = new PcmFramer(this.caller.frameSamples);
     const timing = response.timing;
     const measured = !!timing && timing.ttsRequestedAt === undefined;
-    if (measured) timing.ttsRequestedAt = performance.now();
+    if (measured) {
+      timing.firstPieceAt ??= performance.now();
+      timing.ttsRequestedAt = performance.now();
+    }
     // The caption goes with the sentence's first audio: one never played (the caller hung up or cut in first) is never shown.
     segment.onFirstFrame = () => {
       this.leg.caption?.("agent", text);
@@ -564,9 +723,8 @@ export class CallSession implements LiveCall {
   }
 
   /** Barge-in: stop talking at once, drop what the carrier buffered, keep only what was heard. */
-  private interrupt(): void {
+  private interrupt(reason: string): void {
     if (!this.agentSpeaking) return;
-    this.bargeInSpeechMs = 0;
     this.leg.clearAudio();
     const heard = this.playback.clear();
     const decided = this.takeDecided();
@@ -576,17 +734,20 @@ export class CallSession implements LiveCall {
     else if (this.lastResponse?.kind === "brain") this.conversation.noteInterruption(this.state, heard);
     this.responding = null;
     this.closeAgentTurn(heard, true);
-    this.journal.note("barge_in", { heard });
+    this.journal.note("barge_in", { heard, reason });
     // Talking over a goodbye (or "I'll transfer you") does not undo it.
     decided?.();
   }
 
   private closeAgentTurn(text: string, interrupted: boolean): void {
     const start = this.agentTurnStartMs;
+    const place = this.agentTurnPlace;
     this.agentTurnStartMs = null;
+    this.agentTurnPlace = null;
     this.playback.endTurn();
-    if (start === null || !text.trim()) return;
-    this.transcript.add({ role: "agent", text: text.trim(), start_ms: start, end_ms: this.elapsedMs, interrupted });
+    if (start === null || !place) return;
+    if (text.trim()) this.lastAgentText = text.trim();
+    this.transcript.settle(place, text.trim() ? { role: "agent", text: text.trim(), start_ms: start, end_ms: this.elapsedMs, interrupted } : null);
   }
 
   private whenPlaybackDone(response: AgentResponse, action: () => void): void {
@@ -636,17 +797,25 @@ export class CallSession implements LiveCall {
       if (verdict) this.onMachineVerdict(verdict);
       if (this.ended) return;
     }
-    const frame = this.playback.next();
+    // Held: a reply waiting for its turn to be confirmed, or the agent paused while speech over it is judged.
+    const holding = !!this.responding?.held || !!this.overlap?.paused;
+    const frame = holding ? null : this.playback.next();
     if (frame) {
       if (!this.agentSpeaking) this.agentSpeaking = true;
       // A turn starts where its first audio is, in the recording and for the caller: not when it was
       // asked for (a speech engine's first audio can take hundreds of ms).
-      this.agentTurnStartMs ??= this.elapsedMs;
+      if (this.agentTurnStartMs === null) {
+        this.agentTurnStartMs = this.elapsedMs;
+        this.agentTurnPlace = this.transcript.open(this.elapsedMs);
+      }
       this.leg.sendAudio(frame.payload);
       this.recording?.writeAt("agent", frame.pcm, Math.round((this.elapsedMs / FRAME_MS) * this.caller.frameSamples));
+    } else if (holding) {
+      // Nothing plays, nothing ends.
     } else if (this.agentSpeaking && !this.responding) {
-      // The turn's audio is all played (and nothing more is coming).
+      // The turn's audio is all played (and nothing more is coming); speech over it is now the caller's own turn.
       this.agentSpeaking = false;
+      this.overlap = null;
       if (this.lastResponse?.kind !== "reminder") this.lastActivityMs = this.elapsedMs;
       this.closeAgentTurn(this.playback.heardText(), false);
       this.takeDecided()?.();
@@ -686,7 +855,7 @@ export class CallSession implements LiveCall {
     if (!timing) return;
     response.timing = null;
     timing.firstFrameAt = performance.now();
-    const note = latencyNote(timing, this.agent.turn_taking.endpointing_ms);
+    const note = latencyNote(timing, this.turns.endpointing.neutralMs);
     this.journal.note("latency", note);
     observeTurnLatency(this.ctx, note);
   }

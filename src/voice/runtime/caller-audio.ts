@@ -6,6 +6,7 @@ import { StreamingResampler } from "../media/resampler.ts";
 import { SpeechSegmenter, type SpeechSegmentEvent } from "../media/speech-segmenter.ts";
 import { VoiceActivityDetector } from "../media/vad.ts";
 import type { RecognitionSession, SpeechToText } from "../speech/types.ts";
+import type { EndpointingDecision, EndpointingPolicy } from "../turns/endpointing.ts";
 import type { TurnTiming } from "./latency.ts";
 import type { TranscriptOrder } from "./transcript-order.ts";
 
@@ -17,8 +18,12 @@ export interface CallerAudioHooks {
   speechStarted(): void;
   /** The caller stopped talking (the words follow through `heard`). */
   speechEnded(): void;
+  /** The caller paused mid-utterance with these words so far: a reply may be prepared (not played). */
+  paused(text: string): void;
+  /** The caller went on after a pause that was reported. */
+  resumed(): void;
   /** The caller finished one: its words (empty when nothing was recognised), in the order spoken. */
-  heard(text: string, timing: TurnTiming): void;
+  heard(text: string, timing: TurnTiming, utterance: Utterance): void;
   /** The recogniser could not start or failed; the conversation goes on without the words. */
   recognitionError(code: "stt_unavailable" | "stt_failed", message: string): void;
 }
@@ -30,11 +35,26 @@ export interface CallerAudioOptions {
   /** What the recogniser is started with (language, model, rate, the call's id…). */
   recognition: Omit<Parameters<SpeechToText["start"]>[0], "startedAtMs">;
   sttSampleRate: number;
-  endpointingMs: number;
+  /** How long a silence ends an utterance, judged on the words so far. */
+  endpointing: EndpointingPolicy;
+  /** The recogniser marks sentence ends (a cue for the endpointing). */
+  punctuated: boolean;
+  language: string;
+  /** What the agent said last (an expected short answer may end sooner). */
+  agentLast(): string | null;
   /** Caller turns are written through it, so they keep their place among turns known sooner. */
   transcript: TranscriptOrder;
   /** The call's timeline (ms of audio since the answer). */
   elapsedMs(): number;
+}
+
+/** A pause this long mid-utterance is reported (and may start a reply); a shorter gap is between words. */
+export const PAUSE_MS = 100;
+
+/** One utterance of the caller's, as the conversation marks it. */
+export interface Utterance {
+  /** Said over the agent and judged a backchannel ("mm-hmm"): noted, not answered. */
+  backchannel: boolean;
 }
 
 /**
@@ -56,12 +76,23 @@ export class CallerAudio {
   /** Transcripts are handled in the order the caller spoke, whichever recognition finishes first. */
   private transcripts: Promise<void> = Promise.resolve();
   private utteranceStartMs = 0;
+  private utterance: Utterance = { backchannel: false };
+  /** What the recogniser has heard of the utterance so far, and the endpointing's verdict on it. */
+  private hypothesisText = "";
+  private decision: EndpointingDecision | null = null;
+  private voicedMs = 0;
+  private silentMs = 0;
+  private lastVoiceAt = 0;
+  /** A pause was reported (and not yet resumed from). */
+  private pauseReported = false;
+  /** A batch recogniser's transcript of the audio up to a pause, and whether the caller spoke since. */
+  private speculative: { text: Promise<string>; stale: boolean } | null = null;
   private closed = false;
 
   constructor(private readonly options: CallerAudioOptions, private readonly hooks: CallerAudioHooks) {
     this.frameSamples = samplesPerFrame(options.lineRate);
     this.vad = new VoiceActivityDetector({ sampleRate: options.lineRate, mode: 3 });
-    this.segmenter = new SpeechSegmenter({ sampleRate: options.lineRate, endpointingMs: options.endpointingMs, minSpeechMs: 80, preRollMs: 300 });
+    this.segmenter = new SpeechSegmenter({ sampleRate: options.lineRate, minSpeechMs: 80, preRollMs: 300 });
     this.dtmf = new DtmfDetector({ sampleRate: options.lineRate });
     this.pcm = new Int16Array(this.frameSamples);
     this.toRecogniser = options.lineRate === options.sttSampleRate ? null : new StreamingResampler({ fromRate: options.lineRate, toRate: options.sttSampleRate });
@@ -75,6 +106,16 @@ export class CallerAudio {
   /** An utterance is being recognised (it has not ended yet). */
   get recognising(): boolean {
     return this.recognition !== null;
+  }
+
+  /** What the recogniser has heard of the current utterance so far. */
+  get hypothesis(): string {
+    return this.hypothesisText;
+  }
+
+  /** The utterance being spoken now, for the conversation to mark. */
+  get current(): Utterance {
+    return this.utterance;
   }
 
   /** Decodes one frame from the carrier and listens for keys in it: its PCM, whether it is speech, and its sample offset. */
@@ -94,7 +135,21 @@ export class CallerAudio {
   listen(pcm: Int16Array, isSpeech: boolean): void {
     const event = this.segmenter.push(pcm, isSpeech);
     if (this.recognition && this.segmenter.speaking) this.toRecognition(pcm);
-    if (event) this.onSegment(event);
+    if (event) return this.onSegment(event);
+    if (!this.segmenter.speaking) return;
+    if (isSpeech) {
+      this.voicedMs += FRAME_MS;
+      this.silentMs = 0;
+      this.lastVoiceAt = performance.now();
+      if (this.speculative) this.speculative.stale = true;
+      if (this.pauseReported) {
+        this.pauseReported = false;
+        this.hooks.resumed();
+      }
+      return;
+    }
+    this.silentMs += FRAME_MS;
+    if (this.silentMs === PAUSE_MS) this.onPause();
   }
 
   /** The call ended: stop recognising and free the native pieces. */
@@ -109,6 +164,14 @@ export class CallerAudio {
   private onSegment(event: SpeechSegmentEvent): void {
     if (event.type === "speech_start") {
       this.utteranceStartMs = this.options.elapsedMs();
+      this.utterance = { backchannel: false };
+      this.hypothesisText = "";
+      this.voicedMs = event.detectedAtMs - event.atMs;
+      this.silentMs = 0;
+      this.lastVoiceAt = performance.now();
+      this.pauseReported = false;
+      this.speculative = null;
+      this.decide();
       this.abortRecognition();
       try {
         const session = this.options.stt.start({
@@ -117,6 +180,7 @@ export class CallerAudio {
           startedAtMs: this.frames * FRAME_MS - Math.round((event.audio.length / this.options.lineRate) * 1000),
         } as Parameters<SpeechToText["start"]>[0]);
         this.recognition = { session, place: this.options.transcript.open(this.utteranceStartMs) };
+        session.onPartial = (text) => this.onHypothesis(session, text);
         this.toRecognition(event.audio);
       } catch (error) {
         this.recognition = null;
@@ -128,27 +192,86 @@ export class CallerAudio {
     const recognition = this.recognition;
     this.recognition = null;
     this.hooks.speechEnded();
-    const timing: TurnTiming = { speechEndDetectedAt: performance.now() };
+    const decision = this.decision;
+    const timing: TurnTiming = {
+      speechEndDetectedAt: performance.now(),
+      lastVoiceAt: this.lastVoiceAt,
+      endpointing: decision ? { waitMs: decision.waitMs, completeness: decision.completeness, reason: decision.reason } : undefined,
+    };
     const startMs = this.utteranceStartMs;
-    const endMs = this.options.elapsedMs() - this.options.endpointingMs;
-    const transcript = recognition ? recognition.session.finish() : Promise.resolve({ text: "" });
+    const endMs = this.options.elapsedMs() - this.segmenter.endpointingMs;
+    const utterance = this.utterance;
+    // A batch transcript taken at the pause covers the utterance when the caller said nothing since: no second upload.
+    const speculative = this.speculative && !this.speculative.stale ? this.speculative.text : null;
+    if (speculative) recognition?.session.abort();
+    const transcript = speculative ? speculative.then((text) => ({ text })) : recognition ? recognition.session.finish() : Promise.resolve({ text: "" });
+    this.speculative = null;
     const { transcript: order } = this.options;
     this.transcripts = this.transcripts.then(() =>
       transcript.then(
         (result) => {
-          timing.sttMs = performance.now() - timing.speechEndDetectedAt;
+          timing.confirmedAt = performance.now();
+          timing.sttMs = timing.confirmedAt - timing.speechEndDetectedAt;
           const text = result.text.trim();
           if (this.closed) return;
           if (recognition) order.settle(recognition.place, text ? { role: "caller", text, start_ms: startMs, end_ms: Math.max(startMs, endMs), interrupted: false } : null);
-          this.hooks.heard(text, timing);
+          this.hooks.heard(text, timing, utterance);
         },
         (error) => {
           if (recognition) order.settle(recognition.place, null);
           this.hooks.recognitionError("stt_failed", (error as Error).message);
-          this.hooks.heard("", timing);
+          timing.confirmedAt = performance.now();
+          this.hooks.heard("", timing, utterance);
         },
       ),
     );
+  }
+
+  /** A partial hypothesis of the utterance in progress: the endpointing judges the words anew. */
+  private onHypothesis(session: RecognitionSession, text: string): void {
+    if (this.closed || this.recognition?.session !== session) return;
+    const changed = text.trim() !== this.hypothesisText;
+    this.hypothesisText = text.trim();
+    this.decide();
+    // Words that arrive during a reported pause replace those a reply was prepared on.
+    if (changed && this.pauseReported && this.hypothesisText) this.hooks.paused(this.hypothesisText);
+  }
+
+  /** The wait that ends this utterance, from the words so far; applied to the silence already running. */
+  private decide(): void {
+    const { endpointing, punctuated, language, agentLast } = this.options;
+    this.decision = endpointing.decide({ text: this.hypothesisText, punctuated, speechMs: this.voicedMs, agentLast: agentLast(), language });
+    this.segmenter.endpointingMs = this.decision.waitMs;
+  }
+
+  /** The caller paused: a batch recogniser transcribes what it has so far; then the conversation hears of the pause. */
+  private onPause(): void {
+    const session = this.recognition?.session;
+    if (!session) return;
+    if (session.transcribeSoFar && (!this.speculative || this.speculative.stale)) {
+      const speculative = {
+        stale: false,
+        text: session.transcribeSoFar().then(
+          (result) => result.text.trim(),
+          () => "",
+        ),
+      };
+      this.speculative = speculative;
+      void speculative.text.then((text) => {
+        if (this.speculative !== speculative || speculative.stale || this.recognition?.session !== session || !text) return;
+        this.hypothesisText = text;
+        this.decide();
+        this.reportPause();
+      });
+      return;
+    }
+    this.reportPause();
+  }
+
+  private reportPause(): void {
+    if (!this.hypothesisText || this.pauseReported) return;
+    this.pauseReported = true;
+    this.hooks.paused(this.hypothesisText);
   }
 
   private abortRecognition(): void {

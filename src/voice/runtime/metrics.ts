@@ -16,6 +16,7 @@ const STAGES: [field: string, stage: string][] = [
   ["tts_ttfb_ms", "tts_first_byte"],
   ["platform_ms", "platform"],
   ["end_to_end_ms", "end_to_end"],
+  ["perceived_ms", "perceived"],
 ];
 const TRANSPORTS: MediaCounts["transport"][] = ["rtp", "websocket"];
 
@@ -23,16 +24,24 @@ type MediaTotals = Record<MediaCounts["transport"], { received: number; lost: nu
 const endedMedia = new WeakMap<AppContext, MediaTotals>();
 
 function turnLatency(metrics: MetricsRegistry) {
-  return metrics.histogram("parley_call_turn_latency_seconds", "Per answered turn, from the caller's last word to the agent's first audio frame: each stage's share (endpointing: the silence waited for; stt; llm_first_token; tts_first_byte; platform: what Parley itself added) and the whole (end_to_end).", TURN_BUCKETS, ["stage"]);
+  return metrics.histogram("parley_call_turn_latency_seconds", "Per answered turn, from the caller's last word to the agent's first audio frame: each stage's share (endpointing: the silence waited for; stt; llm_first_token; tts_first_byte; platform: what Parley itself added) the whole from the end of the utterance (end_to_end) and from the caller's last voiced frame (perceived).", TURN_BUCKETS, ["stage"]);
 }
 
 /** A turn's latency entry, into the histograms (stages an engine did not report are left out). */
-export function observeTurnLatency(ctx: AppContext, note: Record<string, number | null>): void {
+export function observeTurnLatency(ctx: AppContext, note: Record<string, number | string | null>): void {
   const family = turnLatency(ctx.metrics);
   for (const [field, stage] of STAGES) {
     const ms = note[field];
     if (typeof ms === "number") family.labels(stage).observe(ms / 1000);
   }
+}
+
+/**
+ * A reply started at the caller's pause: `hit` when the turn ended as it assumed and it was played,
+ * `wasted` when the caller went on or said otherwise (its model request was paid for all the same).
+ */
+export function countPreemption(ctx: AppContext, outcome: "hit" | "wasted"): void {
+  ctx.metrics.counter("parley_call_preemptions_total", "Replies started at a caller's pause, by outcome: hit (played) or wasted (the caller went on; the model request still cost).", ["outcome"]).labels(outcome).inc();
 }
 
 /** A call leaves the live registry: its media counts join those of the calls ended before it. */

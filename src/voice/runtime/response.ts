@@ -20,6 +20,12 @@ export class AgentResponse {
   private readonly controller = new AbortController();
   /** Carried out once the audio has played, or at once when the caller talks over it. */
   afterPlayback: (() => void) | null = null;
+  /** A preemptive reply: prepared while the caller may still go on, played only once the turn is confirmed. */
+  held = false;
+  /** Pieces of speech it has queued (a held reply prepares only its first). */
+  pieces = 0;
+  private release: (() => void) | null = null;
+  private released: Promise<void> | null = null;
 
   constructor(
     readonly kind: ResponseKind,
@@ -41,6 +47,24 @@ export class AgentResponse {
 
   cancel(cause: ResponseCancel): void {
     this.controller.abort(cause);
+    this.release?.();
+  }
+
+  /** Holds its audio (and any tool call) until `confirm()`. */
+  hold(): void {
+    this.held = true;
+    this.released = new Promise((resolve) => (this.release = resolve));
+  }
+
+  /** The caller's turn ended as the reply assumed: its audio may play. */
+  confirm(): void {
+    this.held = false;
+    this.release?.();
+  }
+
+  /** Resolves once it may act (at once unless held); a reply cancelled meanwhile finds its signal aborted. */
+  whenReleased(): Promise<void> {
+    return this.held && this.released ? this.released : Promise.resolve();
   }
 
   /** The reason it was cancelled (only once `cancelled`). */

@@ -4,14 +4,25 @@
  */
 export class SentenceSplitter {
   private buffer = "";
+  /** The first piece may end at a clause ("Sure," before "I can help with that."): the caller hears the reply sooner. */
+  private clauseFirst: boolean;
+
+  constructor(options: { firstClause?: boolean } = {}) {
+    this.clauseFirst = options.firstClause ?? false;
+  }
 
   /** Adds text; returns the sentences it completed. */
   push(text: string): string[] {
     this.buffer += text;
     const out: string[] = [];
     for (;;) {
-      const end = boundary(this.buffer);
+      let end = boundary(this.buffer);
+      if (this.clauseFirst) {
+        const clause = clauseBoundary(this.buffer);
+        if (clause >= 0 && (end < 0 || clause < end)) end = clause;
+      }
       if (end < 0) break;
+      this.clauseFirst = false;
       const sentence = this.buffer.slice(0, end).trim();
       this.buffer = this.buffer.slice(end);
       if (sentence) out.push(sentence);
@@ -25,6 +36,12 @@ export class SentenceSplitter {
     this.buffer = "";
     return rest ? [rest] : [];
   }
+}
+
+/** Index just after a clause mark (, ; : —) followed by space, or -1. */
+function clauseBoundary(text: string): number {
+  const match = /[,;:\u2014]+(?=\s)/.exec(text);
+  return match ? match.index + match[0].length : -1;
 }
 
 const ABBREVIATIONS = /\b(?:mr|mrs|ms|dr|st|no|vs|etc|e\.g|i\.e|approx|tel|ext)\.$/i;

@@ -66,10 +66,17 @@ export interface RecognitionSession {
   onPartial?: (text: string) => void;
   finish(): Promise<Transcript>;
   abort(): void;
+  /**
+   * Batch engines: transcribes the audio written so far without ending the session (it keeps
+   * listening), so a reply can start at the caller's pause.
+   */
+  transcribeSoFar?(): Promise<Transcript>;
 }
 
 export interface SpeechToText {
   readonly id: string;
+  /** Its transcripts mark sentence ends (. ? !): the endpointing reads a missing mark as "not finished yet". */
+  readonly punctuates?: boolean;
   /** Throws SpeechUnavailable when the engine cannot run here (e.g. no offline model installed). */
   start(options: RecognitionOptions): RecognitionSession;
 }

@@ -28,12 +28,14 @@ const MAX_PENDING_BYTES = 1024 * 1024;
  */
 export class DeepgramTranscriber implements SpeechToText {
   readonly id: string;
+  readonly punctuates: boolean;
 
   constructor(
     private readonly connection: ProviderConnection,
     private readonly options: DeepgramTranscriberOptions = {},
   ) {
     this.id = `deepgram:${connection.id}`;
+    this.punctuates = options.punctuate ?? true;
   }
 
   start(options: RecognitionOptions): RecognitionSession {

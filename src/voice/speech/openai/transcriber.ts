@@ -23,6 +23,8 @@ const MAX_FILE_BYTES = 25 * 1024 * 1024;
  */
 export class OpenAiTranscriber implements SpeechToText {
   readonly id: string;
+  /** Whisper and its kin write punctuated sentences. */
+  readonly punctuates = true;
 
   constructor(
     private readonly connection: ProviderConnection,
