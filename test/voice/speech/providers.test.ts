@@ -174,6 +174,77 @@ describe("OpenAI transcription (batch, multipart)", () => {
     expect(Date.now() - started).toBeLessThan(300);
   });
 
+  describe("speculative transcription at a pause (transcribeSoFar)", () => {
+    /** The fake answers with how much audio it was sent, so each answer shows which upload it came from. */
+    const heard = () => fake.configure({ transcript: (upload) => `heard ${Math.round(upload.durationMs)} ms` });
+    const start = (signal?: AbortSignal) => new OpenAiTranscriber(connectionTo("openai-compatible", fake.url)).start({ language: "en", sampleRate: 16_000, signal });
+
+    test("uploads the audio so far while the session keeps listening; finish() with nothing written since reuses it", async () => {
+      heard();
+      const session = start();
+      const speech = tone(16_000, 400, 300);
+      writeFrames(session, speech, 16_000);
+      expect(await session.transcribeSoFar!()).toEqual({ text: "heard 400 ms", confidence: null });
+      expect(fake.requests).toHaveLength(1);
+      expect(Array.from(fake.requests[0].upload!.wav!.samples)).toEqual(Array.from(speech));
+      expect(await session.transcribeSoFar!()).toEqual({ text: "heard 400 ms", confidence: null }); // same audio, same answer
+      expect(await session.finish()).toEqual({ text: "heard 400 ms", confidence: null });
+      expect(fake.requests).toHaveLength(1);
+
+      // finish() while the speculative upload is still in flight waits for it rather than sending another.
+      fake.configure({ ttfbMs: 150 });
+      const slow = start();
+      writeFrames(slow, speech, 16_000);
+      const speculative = slow.transcribeSoFar!();
+      expect(await slow.finish()).toEqual({ text: "heard 400 ms", confidence: null });
+      expect(await speculative).toEqual({ text: "heard 400 ms", confidence: null });
+      expect(fake.requests).toHaveLength(2);
+    });
+
+    test("audio written after the speculation makes finish() upload the whole utterance again", async () => {
+      heard();
+      const session = start();
+      const first = tone(16_000, 400, 300);
+      const more = tone(16_000, 300, 500);
+      writeFrames(session, first, 16_000);
+      const speculative = session.transcribeSoFar!();
+      writeFrames(session, more, 16_000); // the caller went on while the upload was in flight
+      expect((await speculative).text).toBe("heard 400 ms");
+      expect(await session.finish()).toEqual({ text: "heard 700 ms", confidence: null });
+      expect(fake.requests).toHaveLength(2);
+      expect(Array.from(fake.requests[1].upload!.wav!.samples)).toEqual([...first, ...more]);
+    });
+
+    test("under 0.1 s is empty without a request; a failure rejects only that speculation; the session stays usable", async () => {
+      heard();
+      const session = start();
+      session.write(tone(16_000, 60));
+      expect(await session.transcribeSoFar!()).toEqual({ text: "", confidence: null });
+      expect(fake.requests).toHaveLength(0);
+      writeFrames(session, tone(16_000, 340), 16_000);
+      fake.configure({ fail: { status: 500, message: "The server had an error while processing your request." } });
+      expect((await rejection(session.transcribeSoFar!())).status).toBe(500);
+      fake.configure({ fail: null });
+      expect(await session.finish()).toEqual({ text: "heard 400 ms", confidence: null }); // uploads again rather than reusing the failure
+      expect(fake.requests).toHaveLength(2);
+      expect((await rejection(session.transcribeSoFar!())).message).toContain("finished");
+    });
+
+    test("abort cancels a speculative upload in flight, and finish() then rejects", async () => {
+      fake.configure({ ttfbMs: 400 });
+      const controller = new AbortController();
+      const session = start(controller.signal);
+      session.write(tone(16_000, 200));
+      const began = Date.now();
+      const speculative = session.transcribeSoFar!();
+      setTimeout(() => controller.abort(), 50);
+      expect((await rejection(speculative)).message).toContain("aborted");
+      expect(Date.now() - began).toBeLessThan(300);
+      expect((await rejection(session.finish())).message).toContain("aborted");
+      expect(fake.requests).toHaveLength(1);
+    });
+  });
+
   test("URL rules: a loopback base URL is refused before any request when private URLs are off", async () => {
     const session = new OpenAiTranscriber(connectionTo("openai-compatible", fake.url, { allowPrivate: false })).start({ language: "en", sampleRate: 16_000 });
     session.write(tone(16_000, 200));
