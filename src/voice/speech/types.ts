@@ -62,7 +62,7 @@ export interface Transcript {
  */
 export interface RecognitionSession {
   write(pcm: Int16Array): void;
-  /** Partial hypotheses as they form (streaming engines only); used for early barge-in decisions. */
+  /** Partial hypotheses as they form (streaming engines, the built-in ones); used for barge-in and end-of-turn decisions. */
   onPartial?: (text: string) => void;
   /**
    * Transcribes the audio written so far without ending the session, which keeps accepting audio
