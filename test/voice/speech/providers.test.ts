@@ -448,6 +448,26 @@ describe("Deepgram live transcription (WebSocket)", () => {
     ]);
   });
 
+  test("the fake: a segment's speech apart from its pause: interims show all its words once the speech is heard, it is final after the pause", async () => {
+    fake.hear(() => ({ segments: ["my number is", "four one five"], segmentMs: [900, 800], speechMs: [600, 700] }));
+    const session = new DeepgramTranscriber(connectionTo("deepgram", fake.url)).start({ language: "en", sampleRate: 8_000 });
+    let sent = 0;
+    const hear = async (ms: number) => {
+      writeFrames(session, tone(8_000, ms, 300), 8_000);
+      sent += ms * 16;
+      await until(() => fake.connections[0]?.audioBytes === sent);
+      const results = fake.connections[0].sent.filter((m) => m.type === "Results");
+      return { interim: results.findLast((m) => !m.is_final)?.channel.alternatives[0].transcript, finals: results.filter((m) => m.is_final).map((m) => m.channel.alternatives[0].transcript) };
+    };
+    expect(await hear(300)).toEqual({ interim: "my number", finals: [] });
+    // The caller has just stopped talking: the interim has every word said, as Deepgram's would.
+    expect(await hear(300)).toEqual({ interim: "my number is", finals: [] });
+    expect(await hear(200)).toEqual({ interim: "my number is", finals: [] }); // in the pause
+    expect((await hear(400)).finals).toEqual(["my number is"]); // past the pause: the next segment began
+    expect((await hear(400)).interim).toBe("four one five");
+    expect((await session.finish()).text).toBe("my number is four one five");
+  });
+
   test("audio written before the socket opens is queued, and finish() right away still works", async () => {
     fake.hear("just one thing");
     const session = new DeepgramTranscriber(connectionTo("deepgram", fake.url)).start({ language: "en", sampleRate: 16_000 });
