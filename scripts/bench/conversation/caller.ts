@@ -44,12 +44,14 @@ export interface RenderedTurn {
 /** Recognition's audio starts this long before the voice (Parley's pre-roll). */
 const PRE_ROLL_MS = 300;
 
-/** The turn from part `from` on, as the recogniser hears it: each part with the pause after it. */
+/** The turn from part `from` on, as the recogniser hears it: each part's speech, then the pause after it. */
 function saying(rendered: RenderedTurn, from: number): SlotVoice["saying"] {
   const rest = rendered.parts.slice(from);
+  const speechMs = rest.map((part, i) => (i === 0 ? PRE_ROLL_MS : 0) + msOf(part.pcm));
   return {
     segments: rest.map((part) => part.text),
-    segmentMs: rest.map((part, i) => (i === 0 ? PRE_ROLL_MS : 0) + msOf(part.pcm) + (i < rest.length - 1 ? part.pauseAfterMs : 1000)),
+    segmentMs: rest.map((part, i) => speechMs[i] + (i < rest.length - 1 ? part.pauseAfterMs : 1000)),
+    speechMs,
   };
 }
 

@@ -7,7 +7,7 @@ import { startFakeDeepgram, startFakeElevenLabs, type FakeDeepgram, type FakeEle
 
 /** The providers' timing, as hosted providers behave on a good day. */
 export const TIMING = {
-  /** Deepgram live: an interim result every 100 ms of audio; the final 150 ms after Finalize (Parley sends it when its endpointing ends the utterance). */
+  /** Deepgram live: an interim result every 100 ms of audio, with the words said so far; the final 150 ms after Finalize (Parley sends it when its endpointing ends the utterance). */
   sttInterimEveryMs: 100,
   sttFinalMs: 150,
   /** The model: 350 ms to the first token, then 40 tokens a second (a token is a word here). */
@@ -34,9 +34,10 @@ export interface SlotVoice {
   /**
    * What the caller is saying from now to the end of the turn, for the recogniser: a segment per
    * part of the turn, each as long as its audio and the pause after it (a recognition that Parley
-   * ends in a pause has heard only the first).
+   * ends in a pause has heard only the first), with its speech length apart, so the interims have
+   * every word of a part once it is said, as Deepgram's do.
    */
-  saying: { segments: string[]; segmentMs: number[] } | null;
+  saying: { segments: string[]; segmentMs: number[]; speechMs: number[] } | null;
   /** The reply the agent should give now. */
   reply(): string;
 }

@@ -62,8 +62,15 @@ export interface Transcript {
  */
 export interface RecognitionSession {
   write(pcm: Int16Array): void;
-  /** Partial hypotheses as they form (streaming engines only); used for early barge-in decisions. */
+  /** Partial hypotheses as they form (streaming engines, the built-in ones); used for barge-in and end-of-turn decisions. */
   onPartial?: (text: string) => void;
+  /**
+   * Transcribes the audio written so far without ending the session, which keeps accepting audio
+   * (batch engines, which have no partials): used at a pause to start a reply early. finish() reuses
+   * the result when nothing was written since, so a runtime that may end the utterance in that pause
+   * should stop writing during it. A failure rejects only this promise; the session stays usable.
+   */
+  transcribeSoFar?(): Promise<Transcript>;
   finish(): Promise<Transcript>;
   abort(): void;
   /**

@@ -5,8 +5,9 @@
 // and the documented close codes (1000 after CloseStream, 1011 NET-0001 when idle).
 //
 // It "hears" a script: segments spoken one after another, `segmentMs` of audio each. Within a segment
-// interim results reveal its words as audio accumulates; crossing into the next segment finalises the
-// previous one (is_final + speech_final); Finalize finalises the segment in progress.
+// interim results reveal its words as audio accumulates (over the segment's speech when the script
+// says how long that is, then the pause after it; else over the whole segment); crossing into the next
+// segment finalises the previous one (is_final + speech_final); Finalize finalises the segment in progress.
 
 import type { ServerWebSocket } from "bun";
 
@@ -14,9 +15,11 @@ export interface DeepgramConfig {
   /**
    * What the fake hears; a function picks per connection (it sees the query, e.g. language), and may
    * give that connection its own segment lengths, one for all or one each (a caller whose words take a
-   * known time).
+   * known time), and how much of each is speech (`speechMs`, from its start; the rest is the pause
+   * after it): interims then show all the segment's words once its speech is heard, as Deepgram's
+   * cover the words spoken so far, while the segment still ends (is final) after its pause.
    */
-  script: string | string[] | ((connection: DeepgramConnection) => string | string[] | { segments: string[]; segmentMs: number | number[] });
+  script: string | string[] | ((connection: DeepgramConnection) => string | string[] | TimedScript);
   /** Milliseconds of audio each script segment takes. */
   segmentMs: number;
   /** Milliseconds of audio between two interim results (when `interim_results=true`). */
@@ -29,6 +32,12 @@ export interface DeepgramConfig {
   idleTimeoutMs: number;
   /** Refuse handshakes with this status. */
   rejectHandshake: { status: number; message: string } | null;
+}
+
+export interface TimedScript {
+  segments: string[];
+  segmentMs: number | number[];
+  speechMs?: number[];
 }
 
 export interface DeepgramHandshake {
@@ -74,6 +83,8 @@ interface SocketState {
   bytesPerMs: number;
   /** Where each segment ends (ms of audio), when this connection's script gave its own lengths (else every `segmentMs` of the config). */
   segmentEnds: number[] | null;
+  /** How much of each segment is speech, when the script says (else all of it). */
+  speechMs: number[] | null;
   segmentIndex: number;
   /** Audio ms already covered by final results. */
   finalizedMs: number;
@@ -175,7 +186,8 @@ export function startFakeDeepgram(options: { apiKey?: string } = {}): FakeDeepgr
     state.lastInterimMs = heard;
     const words = state.segments[state.segmentIndex].split(/\s+/).filter(Boolean);
     const segmentStart = state.segmentIndex ? segmentEnd(state.segmentIndex - 1) : 0;
-    const fraction = Math.min(1, (heard - segmentStart) / (segmentEnd(state.segmentIndex) - segmentStart));
+    const speech = state.speechMs?.[state.segmentIndex] ?? segmentEnd(state.segmentIndex) - segmentStart;
+    const fraction = Math.min(1, (heard - segmentStart) / Math.max(1, speech));
     const shown = words.slice(0, Math.max(1, Math.ceil(fraction * words.length))).join(" ");
     send(ws, results(state, shown, { isFinal: false }, state.finalizedMs, heard));
   };
@@ -230,7 +242,8 @@ export function startFakeDeepgram(options: { apiKey?: string } = {}): FakeDeepgr
       const segments = (Array.isArray(said) ? said : [said]).filter((s) => s.trim());
       const lengths = timed ? segments.map((_, i) => (Array.isArray(timed.segmentMs) ? timed.segmentMs[i] : timed.segmentMs)) : null;
       const segmentEnds = lengths?.map((_, i) => lengths.slice(0, i + 1).reduce((sum, ms) => sum + ms, 0)) ?? null;
-      const state: SocketState = { connection, segments, bytesPerMs: (sampleRate * 2 * channels) / 1000, segmentEnds, segmentIndex: 0, finalizedMs: 0, lastInterimMs: 0, idle: null, closing: false };
+      const speechMs = timed?.speechMs ?? null;
+      const state: SocketState = { connection, segments, bytesPerMs: (sampleRate * 2 * channels) / 1000, segmentEnds, speechMs, segmentIndex: 0, finalizedMs: 0, lastInterimMs: 0, idle: null, closing: false };
       if (!srv.upgrade(request, { data: state, headers: { "dg-request-id": connection.requestId } })) return refuse(400, "Bad Request", "WebSocket upgrade failed");
       handshakes.push({ path: url.pathname, query, headers, status: 101, at: Date.now() });
       connections.push(connection);

@@ -174,6 +174,77 @@ describe("OpenAI transcription (batch, multipart)", () => {
     expect(Date.now() - started).toBeLessThan(300);
   });
 
+  describe("speculative transcription at a pause (transcribeSoFar)", () => {
+    /** The fake answers with how much audio it was sent, so each answer shows which upload it came from. */
+    const heard = () => fake.configure({ transcript: (upload) => `heard ${Math.round(upload.durationMs)} ms` });
+    const start = (signal?: AbortSignal) => new OpenAiTranscriber(connectionTo("openai-compatible", fake.url)).start({ language: "en", sampleRate: 16_000, signal });
+
+    test("uploads the audio so far while the session keeps listening; finish() with nothing written since reuses it", async () => {
+      heard();
+      const session = start();
+      const speech = tone(16_000, 400, 300);
+      writeFrames(session, speech, 16_000);
+      expect(await session.transcribeSoFar!()).toEqual({ text: "heard 400 ms", confidence: null });
+      expect(fake.requests).toHaveLength(1);
+      expect(Array.from(fake.requests[0].upload!.wav!.samples)).toEqual(Array.from(speech));
+      expect(await session.transcribeSoFar!()).toEqual({ text: "heard 400 ms", confidence: null }); // same audio, same answer
+      expect(await session.finish()).toEqual({ text: "heard 400 ms", confidence: null });
+      expect(fake.requests).toHaveLength(1);
+
+      // finish() while the speculative upload is still in flight waits for it rather than sending another.
+      fake.configure({ ttfbMs: 150 });
+      const slow = start();
+      writeFrames(slow, speech, 16_000);
+      const speculative = slow.transcribeSoFar!();
+      expect(await slow.finish()).toEqual({ text: "heard 400 ms", confidence: null });
+      expect(await speculative).toEqual({ text: "heard 400 ms", confidence: null });
+      expect(fake.requests).toHaveLength(2);
+    });
+
+    test("audio written after the speculation makes finish() upload the whole utterance again", async () => {
+      heard();
+      const session = start();
+      const first = tone(16_000, 400, 300);
+      const more = tone(16_000, 300, 500);
+      writeFrames(session, first, 16_000);
+      const speculative = session.transcribeSoFar!();
+      writeFrames(session, more, 16_000); // the caller went on while the upload was in flight
+      expect((await speculative).text).toBe("heard 400 ms");
+      expect(await session.finish()).toEqual({ text: "heard 700 ms", confidence: null });
+      expect(fake.requests).toHaveLength(2);
+      expect(Array.from(fake.requests[1].upload!.wav!.samples)).toEqual([...first, ...more]);
+    });
+
+    test("under 0.1 s is empty without a request; a failure rejects only that speculation; the session stays usable", async () => {
+      heard();
+      const session = start();
+      session.write(tone(16_000, 60));
+      expect(await session.transcribeSoFar!()).toEqual({ text: "", confidence: null });
+      expect(fake.requests).toHaveLength(0);
+      writeFrames(session, tone(16_000, 340), 16_000);
+      fake.configure({ fail: { status: 500, message: "The server had an error while processing your request." } });
+      expect((await rejection(session.transcribeSoFar!())).status).toBe(500);
+      fake.configure({ fail: null });
+      expect(await session.finish()).toEqual({ text: "heard 400 ms", confidence: null }); // uploads again rather than reusing the failure
+      expect(fake.requests).toHaveLength(2);
+      expect((await rejection(session.transcribeSoFar!())).message).toContain("finished");
+    });
+
+    test("abort cancels a speculative upload in flight, and finish() then rejects", async () => {
+      fake.configure({ ttfbMs: 400 });
+      const controller = new AbortController();
+      const session = start(controller.signal);
+      session.write(tone(16_000, 200));
+      const began = Date.now();
+      const speculative = session.transcribeSoFar!();
+      setTimeout(() => controller.abort(), 50);
+      expect((await rejection(speculative)).message).toContain("aborted");
+      expect(Date.now() - began).toBeLessThan(300);
+      expect((await rejection(session.finish())).message).toContain("aborted");
+      expect(fake.requests).toHaveLength(1);
+    });
+  });
+
   test("URL rules: a loopback base URL is refused before any request when private URLs are off", async () => {
     const session = new OpenAiTranscriber(connectionTo("openai-compatible", fake.url, { allowPrivate: false })).start({ language: "en", sampleRate: 16_000 });
     session.write(tone(16_000, 200));
@@ -375,6 +446,26 @@ describe("Deepgram live transcription (WebSocket)", () => {
       ["back tomorrow", 0.2, 0.25, true],
       ["please", 0.45, 0.05, false],
     ]);
+  });
+
+  test("the fake: a segment's speech apart from its pause: interims show all its words once the speech is heard, it is final after the pause", async () => {
+    fake.hear(() => ({ segments: ["my number is", "four one five"], segmentMs: [900, 800], speechMs: [600, 700] }));
+    const session = new DeepgramTranscriber(connectionTo("deepgram", fake.url)).start({ language: "en", sampleRate: 8_000 });
+    let sent = 0;
+    const hear = async (ms: number) => {
+      writeFrames(session, tone(8_000, ms, 300), 8_000);
+      sent += ms * 16;
+      await until(() => fake.connections[0]?.audioBytes === sent);
+      const results = fake.connections[0].sent.filter((m) => m.type === "Results");
+      return { interim: results.findLast((m) => !m.is_final)?.channel.alternatives[0].transcript, finals: results.filter((m) => m.is_final).map((m) => m.channel.alternatives[0].transcript) };
+    };
+    expect(await hear(300)).toEqual({ interim: "my number", finals: [] });
+    // The caller has just stopped talking: the interim has every word said, as Deepgram's would.
+    expect(await hear(300)).toEqual({ interim: "my number is", finals: [] });
+    expect(await hear(200)).toEqual({ interim: "my number is", finals: [] }); // in the pause
+    expect((await hear(400)).finals).toEqual(["my number is"]); // past the pause: the next segment began
+    expect((await hear(400)).interim).toBe("four one five");
+    expect((await session.finish()).text).toBe("my number is four one five");
   });
 
   test("audio written before the socket opens is queued, and finish() right away still works", async () => {

@@ -34,8 +34,13 @@ export type RecognitionReply =
  */
 const ADAPT_AFTER_SAMPLES = 16_000 * 1.5;
 
-/** How often partial hypotheses are computed when someone listens (in audio milliseconds). */
-const PARTIAL_EVERY_SAMPLES = (16_000 * 300) / 1000;
+/**
+ * How often partial hypotheses are computed when someone listens (in audio samples): every 100 ms, as
+ * Deepgram's interims, so turn-taking 100 ms into a pause sees the last word (at 300 ms it read
+ * "my number is four one fi" for "… five"); computing them costs no measurable decode time (9
+ * utterances: 8.1–8.4 s either way, noise).
+ */
+const PARTIAL_EVERY_SAMPLES = (16_000 * 100) / 1000;
 
 interface Utterance {
   id: number;

@@ -1,7 +1,8 @@
 // NOT speech recognition. On simulated calls the simulated callee already knows what it said, so
 // it announces each utterance (text + where it sits on the call's audio timeline) and this engine
-// "recognises" a session by returning the announced text its audio overlaps. Deterministic tests
-// of the conversation loop use it; it never listens to the audio itself.
+// "recognises" a session by returning the announced text its audio overlaps, and gives partial
+// hypotheses as its audio covers more of it. Deterministic tests of the conversation loop use it; it
+// never listens to the audio itself.
 import type { RecognitionOptions, RecognitionSession, SpeechToText, Transcript } from "../types.ts";
 
 export interface SimulatedUtterance {
@@ -57,6 +58,9 @@ export interface SimulatedRecognitionOptions extends RecognitionOptions {
   startedAtMs?: number;
 }
 
+/** Audio between two partial hypotheses, as Deepgram's interims and PocketSphinx's partials. */
+const PARTIAL_EVERY_MS = 100;
+
 export class SimulatedRecogniser implements SpeechToText {
   readonly id = "simulated";
 
@@ -68,21 +72,48 @@ export class SimulatedRecogniser implements SpeechToText {
     if (!(options.sampleRate > 0)) throw new RangeError(`sampleRate must be positive, got ${options.sampleRate}`);
     const registry = this.registry;
     const startedAtMs = options.startedAtMs ?? 0;
+    const partialEvery = (options.sampleRate * PARTIAL_EVERY_MS) / 1000;
     let samples = 0;
+    let sinceHypothesis = 0;
+    let lastPartial = "";
     let ended = false;
-    return {
+    const heardUntilMs = () => startedAtMs + (samples / options.sampleRate) * 1000;
+    const session: RecognitionSession = {
       write(pcm: Int16Array) {
-        if (!ended) samples += pcm.length;
+        if (ended) return;
+        samples += pcm.length;
+        sinceHypothesis += pcm.length;
+        if (!session.onPartial || sinceHypothesis < partialEvery) return;
+        sinceHypothesis = 0;
+        const text = wordsHeard(registry.overlapping(callId, startedAtMs, heardUntilMs()), heardUntilMs());
+        if (!text || text === lastPartial) return;
+        lastPartial = text;
+        // Delivered after write() returns, as a real engine's arrive from its socket or thread.
+        queueMicrotask(() => !ended && session.onPartial?.(text));
       },
       async finish(): Promise<Transcript> {
         ended = true;
-        const endMs = startedAtMs + (samples / options.sampleRate) * 1000;
-        const text = registry.overlapping(callId, startedAtMs, endMs).map((utterance) => utterance.text).join(" ");
+        const text = registry.overlapping(callId, startedAtMs, heardUntilMs()).map((utterance) => utterance.text).join(" ");
         return { text, confidence: text ? 1 : null };
       },
       abort() {
         ended = true;
       },
     };
+    return session;
   }
+}
+
+/**
+ * A partial hypothesis at `untilMs`: of each utterance, the words whose middle has been heard, taking
+ * its words as evenly spread over its span (the final result has them all).
+ */
+function wordsHeard(utterances: SimulatedUtterance[], untilMs: number): string {
+  return utterances
+    .flatMap((utterance) => {
+      const words = utterance.text.split(/\s+/).filter(Boolean);
+      const fraction = Math.min(1, (untilMs - utterance.startMs) / (utterance.endMs - utterance.startMs));
+      return words.slice(0, Math.floor(fraction * words.length + 0.5));
+    })
+    .join(" ");
 }

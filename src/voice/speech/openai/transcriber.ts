@@ -19,7 +19,8 @@ const MAX_FILE_BYTES = 25 * 1024 * 1024;
 /**
  * Batch recognition over `POST {base}/audio/transcriptions` (OpenAI and compatible servers: speaches,
  * faster-whisper-server, LocalAI…): the session buffers the utterance and uploads it as one WAV file
- * in finish().
+ * in finish(). transcribeSoFar() uploads what was written so far (at a pause) and finish() reuses that
+ * answer when nothing was written after it.
  */
 export class OpenAiTranscriber implements SpeechToText {
   readonly id: string;
@@ -38,12 +39,23 @@ export class OpenAiTranscriber implements SpeechToText {
     let samples = 0;
     let aborted = false;
     let finishing: Promise<Transcript> | null = null;
+    /** The latest speculative transcription and how many samples it covered. */
+    let speculation: { samples: number; result: Promise<Transcript> } | null = null;
     const controller = new AbortController();
     const abort = () => {
       aborted = true;
       controller.abort();
     };
     options.signal?.addEventListener("abort", abort, { once: true });
+    // Takes the audio written so far synchronously, before its first await, so later writes are not in it.
+    const transcribeWritten = async (): Promise<Transcript> => {
+      if (aborted) throw new SpeechProviderError("OpenAI transcription: aborted");
+      if ((samples / options.sampleRate) * 1000 < MIN_AUDIO_MS) return { text: "", confidence: null };
+      const pcm = new Int16Array(samples);
+      let at = 0;
+      for (const chunk of chunks) pcm.set(chunk, (at += chunk.length) - chunk.length);
+      return await this.transcribe(encodeWav(pcm, options.sampleRate), options, controller.signal);
+    };
 
     return {
       write(pcm) {
@@ -51,15 +63,26 @@ export class OpenAiTranscriber implements SpeechToText {
         chunks.push(pcm.slice()); // the caller may reuse its buffer
         samples += pcm.length;
       },
+      transcribeSoFar() {
+        if (finishing) return Promise.reject(new SpeechProviderError("OpenAI transcription: the session has finished"));
+        if (speculation?.samples === samples) return speculation.result; // the same audio: no second upload
+        const entry = { samples, result: transcribeWritten() };
+        speculation = entry;
+        // A failed speculation is forgotten, so asking again (or finish()) uploads anew.
+        entry.result.catch(() => speculation === entry && (speculation = null));
+        return entry.result;
+      },
       finish: () => {
         finishing ??= (async () => {
           try {
-            if (aborted) throw new SpeechProviderError("OpenAI transcription: aborted");
-            if ((samples / options.sampleRate) * 1000 < MIN_AUDIO_MS) return { text: "", confidence: null };
-            const pcm = new Int16Array(samples);
-            let at = 0;
-            for (const chunk of chunks) pcm.set(chunk, (at += chunk.length) - chunk.length);
-            return await this.transcribe(encodeWav(pcm, options.sampleRate), options, controller.signal);
+            if (speculation?.samples === samples) {
+              try {
+                return await speculation.result;
+              } catch (error) {
+                if (aborted) throw error;
+              }
+            }
+            return await transcribeWritten();
           } finally {
             options.signal?.removeEventListener("abort", abort);
           }

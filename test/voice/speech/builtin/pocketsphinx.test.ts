@@ -159,6 +159,19 @@ describe.skipIf(!availability.available)("builtin:pocketsphinx recognition", () 
     expect(partials.length).toBeGreaterThan(0);
   }, 30_000);
 
+  test("by 100 ms into the pause after speech, the latest partial already holds the last word (one every 100 ms of audio)", async () => {
+    const session = recogniser.start({ language: "en-US", sampleRate: 16_000 });
+    const partials: string[] = [];
+    session.onPartial = (text) => partials.push(text);
+    const speech = await speak("my number is four one five", "kal16", 16_000);
+    feed(session, speech, 16_000);
+    feed(session, new Int16Array(1_600), 16_000); // the first 100 ms of the pause, when turn-taking looks at the text
+    expect((await session.finish()).text).toBe("my number is four one five");
+    // Turn-taking judges "my number is four one" (unfinished) and "… five" differently: it must see the last word.
+    expect(partials.at(-1)).toBe("my number is four one five");
+    expect(partials.length).toBeGreaterThanOrEqual(Math.floor(speech.length / 16 / 200));
+  }, 30_000);
+
   test("abort (or its signal) ends a session and returns the decoder; too many at once is refused", async () => {
     const controller = new AbortController();
     const session = recogniser.start({ language: "en-US", sampleRate: 16_000, signal: controller.signal });

@@ -66,6 +66,54 @@ describe("SimulatedRecogniser", () => {
     expect(() => registry.announce("call_a", "backwards", 500, 100)).toThrow(RangeError);
   });
 
+  describe("partial hypotheses, for turn-taking at a pause", () => {
+    /** Writes `ms` of audio in 20 ms frames and lets the partials (delivered after write returns) arrive. */
+    const write = async (session: { write(pcm: Int16Array): void }, ms: number) => {
+      for (let written = 0; written < ms; written += 20) session.write(audio(20));
+      await Promise.resolve();
+    };
+
+    test("reveal an utterance's words as the session's audio covers them, every 100 ms of audio", async () => {
+      const { registry, recogniser } = setup();
+      registry.announce("call_a", "my number is four one five", 1_000, 2_200); // 200 ms a word
+      const session = recogniser.start({ language: "en-US", sampleRate: RATE, callId: "call_a", startedAtMs: 700 });
+      const partials: [number, string][] = [];
+      let heardMs = 700;
+      session.onPartial = (text) => partials.push([heardMs, text]);
+      while (heardMs < 2_200) {
+        heardMs += 100;
+        await write(session, 100);
+      }
+      // A word shows once its middle is heard; the whole utterance by the time its audio has been written.
+      expect(partials).toEqual([
+        [1_100, "my"],
+        [1_300, "my number"],
+        [1_500, "my number is"],
+        [1_700, "my number is four"],
+        [1_900, "my number is four one"],
+        [2_100, "my number is four one five"],
+      ]);
+      expect(await session.finish()).toEqual({ text: "my number is four one five", confidence: 1 });
+    });
+
+    test("in a pause the partial holds what came before it; the caller going on adds to it; nothing after finish", async () => {
+      const { registry, recogniser } = setup();
+      registry.announce("call_a", "my number is", 0, 900);
+      registry.announce("call_a", "four one five", 1_900, 2_800);
+      const session = recogniser.start({ language: "en-US", sampleRate: RATE, callId: "call_a", startedAtMs: 0 });
+      const partials: string[] = [];
+      session.onPartial = (text) => partials.push(text);
+      await write(session, 1_000); // the speech and the first 100 ms of the pause
+      expect(partials.at(-1)).toBe("my number is");
+      await write(session, 1_800);
+      expect(partials.at(-1)).toBe("my number is four one five");
+      const count = partials.length;
+      expect((await session.finish()).text).toBe("my number is four one five");
+      await write(session, 500);
+      expect(partials).toHaveLength(count);
+    });
+  });
+
   test("is the `simulated` engine from the builtin index", () => {
     expect(builtinStt("simulated").id).toBe("simulated");
   });
