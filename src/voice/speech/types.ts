@@ -73,11 +73,6 @@ export interface RecognitionSession {
   transcribeSoFar?(): Promise<Transcript>;
   finish(): Promise<Transcript>;
   abort(): void;
-  /**
-   * Batch engines: transcribes the audio written so far without ending the session (it keeps
-   * listening), so a reply can start at the caller's pause.
-   */
-  transcribeSoFar?(): Promise<Transcript>;
 }
 
 export interface SpeechToText {
