@@ -73,7 +73,8 @@ const lines = await Promise.all(
       brain: { type: "llm", provider_id: llm, model: name },
       voice: { provider_id: tts, voice_id: "21m00Tcm4TlvDq8ikWAM" },
       transcriber: { provider_id: stt, model: name, language: "en" },
-      ...(values.endpointing ? { turn_taking: { ...DEFAULT_TURN_TAKING, endpointing_ms: Number(values.endpointing) } } : {}),
+      // A fixed wait: the delays around it are left out, so they widen to take it in.
+      ...(values.endpointing ? { turn_taking: { ...DEFAULT_TURN_TAKING, endpointing_ms: Number(values.endpointing), endpointing: { mode: "fixed" } } } : {}),
     })).id;
     const simulated = await api("POST", "/v1/phone-numbers/buy", key, { area_code: "415" });
     const did = await api("POST", "/v1/phone-numbers/import", key, { number: `+1415555${String(2000 + slot)}`, carrier: trunk });
@@ -114,7 +115,7 @@ console.log(`Conversation benchmark: ${turnCount} caller turns (${exchanges.leng
 console.log(
   `providers: STT interim every ${TIMING.sttInterimEveryMs} ms, final ${TIMING.sttFinalMs} ms after Finalize; model ${TIMING.llmFirstTokenMs} ms to first token, ${TIMING.llmTokensPerSecond} tokens/s; TTS ${TIMING.ttsFirstAudioMs} ms to first audio`,
 );
-console.log(`agents: ${values.endpointing ? `endpointing_ms ${values.endpointing}, otherwise ` : ""}default turn_taking (endpointing_ms 600, barge-in after min_speech_ms 250 of speech)\n`);
+console.log(`agents: ${values.endpointing ? `endpointing_ms ${values.endpointing}, otherwise ` : ""}default turn_taking (endpointing_ms ${DEFAULT_TURN_TAKING.endpointing_ms}, barge-in after min_speech_ms ${DEFAULT_TURN_TAKING.interruptions.min_speech_ms} of speech)\n`);
 const results: CarrierResult[] = [];
 for (const carrier of CARRIERS) {
   const started = performance.now();

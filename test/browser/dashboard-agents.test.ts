@@ -2,7 +2,8 @@
 // webhook signing secret once), every settings section saved with the server's errors[] highlighted
 // (a flow node, the model's provider), a voice preview that plays, the webhook tab against a real
 // loopback receiver (signed test event, rotation after confirming, recent deliveries), versions restored
-// after confirming, the text playground, and a browser voice call with Chromium's fake microphone.
+// after confirming, the text playground, a browser voice call with Chromium's fake microphone, and the
+// turn-taking settings (shown filled, a delay out of order refused on its field, saved and read back).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { verifyWebhook } from "../../src/sdk/ts/src/webhooks.ts";
@@ -293,6 +294,53 @@ describe.skipIf(!chromiumAvailable() || !pocketsphinxAvailability().available)("
       await context.close();
     }
   }, 60_000);
+});
+
+describe.skipIf(!chromiumAvailable())("turn-taking settings in the dashboard", () => {
+  test("turn-taking: endpointing mode and delays, preemption, sensitivity and backchannels are shown filled, a delay out of order is refused on its field, and the saved values read back over the API", async () => {
+    const member = await registerUser(h.server.api, "turns");
+    const agent = (await h.server.api.post("/v1/agents", { name: "Turn taker" }, { token: member.token })).body;
+    const { context, page } = await h.open(`/login?next=${encodeURIComponent(`/agents/${agent.id}`)}`);
+    try {
+      await signIn(page, member.email, member.password);
+      await heading(page, "Turn taker");
+      // A new agent's settings, as the server filled them.
+      expect(await page.getByLabel("Waiting for the caller to finish").inputValue()).toBe("dynamic");
+      expect(await page.getByLabel("Shortest pause (ms)").inputValue()).toBe("300");
+      expect(await page.getByLabel("Longest pause (ms)").inputValue()).toBe("2000");
+      expect(await page.getByLabel(/preemptive generation/).isChecked()).toBe(true);
+      expect(await page.getByLabel("Interruption sensitivity").inputValue()).toBe("medium");
+      expect(await page.getByLabel(/^Backchannels/).inputValue()).toBe("ignore");
+
+      await page.getByLabel("Shortest pause (ms)").fill("900");
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await invalid(page, "turn_taking.endpointing.min_delay_ms").waitFor();
+      expect(await page.getByRole("list", { name: "Problems the server found" }).textContent()).toContain("must not be more than endpointing_ms (600)");
+      await page.getByLabel("Shortest pause (ms)").scrollIntoViewIfNeeded();
+      await h.screen(page, "agent-settings-turn-taking-invalid");
+
+      await page.getByLabel("Shortest pause (ms)").fill("250");
+      await page.getByLabel("Pause before answering (ms)").fill("700");
+      await page.getByLabel("Longest pause (ms)").fill("3500");
+      await page.getByLabel("Waiting for the caller to finish").selectOption("fixed");
+      await page.getByLabel(/preemptive generation/).uncheck();
+      await page.getByLabel("Interruption sensitivity").selectOption("high");
+      await page.getByLabel(/^Backchannels/).selectOption("interrupt");
+      await page.getByLabel("Speech that counts as an interruption (ms)").fill("300");
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await page.getByText("Saved as version 2.").waitFor();
+      await h.screen(page, "agent-settings-turn-taking-saved");
+      const saved = await h.server.api.get(`/v1/agents/${agent.id}`, { token: member.token });
+      expect(saved.body.turn_taking).toMatchObject({
+        endpointing_ms: 700,
+        endpointing: { mode: "fixed", min_delay_ms: 250, max_delay_ms: 3500 },
+        preemptive_generation: false,
+        interruptions: { enabled: true, min_speech_ms: 300, sensitivity: "high", backchannels: "interrupt" },
+      });
+    } finally {
+      await context.close();
+    }
+  }, 45_000);
 });
 
 describe.skipIf(!chromiumAvailable())("agents: the run as a whole", () => {

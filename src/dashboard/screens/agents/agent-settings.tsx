@@ -3,7 +3,7 @@
 // the whole configuration (a new version) and the metadata; the server's errors[] mark the fields, and are
 // listed too.
 import { useEffect, useState } from "preact/hooks";
-import type { Agent, AgentTool, AgentUpdate, ExtractionField, KnowledgeBase, Provider, Tool, TurnTaking } from "../../../sdk/ts/src/index.ts";
+import type { Agent, AgentTool, AgentUpdate, ExtractionField, KnowledgeBase, Provider, Tool, TurnTakingSettings } from "../../../sdk/ts/src/index.ts";
 import { session } from "../../lib/session.ts";
 import { useAction } from "../../lib/use-action.ts";
 import { useLoad } from "../../lib/use-load.ts";
@@ -15,9 +15,11 @@ import { DEFAULT_FLOW, FlowEditor, type Flow } from "./flow-editor.tsx";
 import { Check, errorUnder, jsonObject, ListField, NumberField, type Errors } from "./form-kit.tsx";
 import { TestFunction } from "./test-function.tsx";
 import { TranscriberSettings, VoiceSettings } from "./voice-settings.tsx";
+import { TurnTakingSection } from "./turn-taking-settings.tsx";
 import { DangerButton } from "../../ui/actions.tsx";
 
-type Config = Required<Omit<AgentUpdate, "webhook_url" | "webhook_events" | "metadata">>;
+// turn_taking as the agent comes back: every setting filled.
+type Config = Required<Omit<AgentUpdate, "webhook_url" | "webhook_events" | "metadata" | "turn_taking">> & { turn_taking: TurnTakingSettings };
 
 const BUILTIN_TOOLS: { type: Exclude<AgentTool["type"], "function">; label: string }[] = [
   { type: "end_call", label: "End the call" },
@@ -67,7 +69,6 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
     setSaved(false);
     setDraft((before) => ({ ...before, ...part }));
   };
-  const setTurn = (part: Partial<TurnTaking>) => set({ turn_taking: { ...draft.turn_taking, ...part } });
   const errors: Errors = action.problem?.fields ?? {};
   const providers = refs.status === "ready" ? refs.data.providers : [];
   const tools = refs.status === "ready" ? refs.data.tools : [];
@@ -175,23 +176,7 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
       <VoiceSettings voice={draft.voice} onChange={(voice) => set({ voice })} errors={errors} providers={providers} previewText={draft.first_message ?? ""} />
       <TranscriberSettings transcriber={draft.transcriber} onChange={(transcriber) => set({ transcriber })} errors={errors} providers={providers} />
 
-      <fieldset class="agents-section">
-        <legend>Turn-taking</legend>
-        <div class="agents-grid">
-          <NumberField label="Pause before answering (ms)" name="turn_taking.endpointing_ms" min={100} max={5000} value={draft.turn_taking.endpointing_ms} errors={errors} onChange={(endpointing_ms) => setTurn({ endpointing_ms: endpointing_ms! })} />
-          <NumberField label="Longest call (s)" name="turn_taking.max_duration_s" min={10} max={14400} value={draft.turn_taking.max_duration_s} errors={errors} onChange={(max_duration_s) => setTurn({ max_duration_s: max_duration_s! })} />
-        </div>
-        <Check name="turn_taking.interruptions.enabled" checked={draft.turn_taking.interruptions.enabled} onChange={(enabled) => setTurn({ interruptions: { ...draft.turn_taking.interruptions, enabled } })}>
-          Callers can interrupt the agent
-        </Check>
-        <NumberField label="Speech that counts as an interruption (ms)" name="turn_taking.interruptions.min_speech_ms" min={50} max={2000} value={draft.turn_taking.interruptions.min_speech_ms} errors={errors} onChange={(min_speech_ms) => setTurn({ interruptions: { ...draft.turn_taking.interruptions, min_speech_ms: min_speech_ms! } })} />
-        <div class="agents-grid">
-          <NumberField label="Remind after silence (s)" name="turn_taking.silence.reminder_after_s" min={1} max={600} value={draft.turn_taking.silence.reminder_after_s} errors={errors} onChange={(reminder_after_s) => setTurn({ silence: { ...draft.turn_taking.silence, reminder_after_s: reminder_after_s! } })} />
-          <NumberField label="Hang up after silence (s)" name="turn_taking.silence.timeout_s" min={1} max={3600} value={draft.turn_taking.silence.timeout_s} errors={errors} onChange={(timeout_s) => setTurn({ silence: { ...draft.turn_taking.silence, timeout_s: timeout_s! } })} />
-        </div>
-        <Field label="Reminder" name="turn_taking.silence.reminder_message" value={draft.turn_taking.silence.reminder_message} error={errors["turn_taking.silence.reminder_message"]} onInput={(e) => setTurn({ silence: { ...draft.turn_taking.silence, reminder_message: e.currentTarget.value } })} />
-        <ListField label="Phrases that end the call" name="turn_taking.end_call_phrases" lines hint="One a line." value={draft.turn_taking.end_call_phrases} errors={errors} onChange={(end_call_phrases) => setTurn({ end_call_phrases })} />
-      </fieldset>
+      <TurnTakingSection turnTaking={draft.turn_taking} onChange={(turn_taking) => set({ turn_taking })} errors={errors} />
 
       <fieldset class="agents-section">
         <legend>Voicemail and transfers</legend>
