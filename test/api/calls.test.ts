@@ -270,7 +270,10 @@ describe("a completed conversation", () => {
     expect(events.filter((e: any) => e.type === "turn").map((e: any) => e.data.text)).toEqual(call.transcript.map((t: any) => t.text));
     const latencies = events.filter((e: any) => e.type === "latency");
     expect(latencies.length).toBe(2); // one per caller turn the agent answered
-    for (const latency of latencies) expect(latency.data).toMatchObject({ endpointing_ms: 600, end_to_end_ms: expect.any(Number) });
+    for (const latency of latencies) {
+      expect(latency.data).toMatchObject({ end_to_end_ms: expect.any(Number), perceived_ms: expect.any(Number) });
+      expect([300, 600, 1300, 2000]).toContain(latency.data.endpointing_ms);
+    }
     expect(events.at(-1).type).toBe("extracted");
   });
 

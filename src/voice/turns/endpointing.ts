@@ -75,12 +75,13 @@ export function fixedEndpointing(ms: number): EndpointingPolicy {
  *    would") or a verb that needs a complement ("I want"). Not cues: "as well", "I think so", "yes
  *    I do", "what do you think".
  * 4. Opens with a subordinator ("if possible", "because the …"), no comma and no mark → unfinished.
- * 5. The agent asked a question and the answer is 3 words or fewer → complete.
- * 6. A terminal mark . ? ! (not "…", which trails off) → complete.
- * 7. A short noun phrase with no verb ("the order number", "and my husband") → likely unfinished.
- * 8. Recogniser without punctuation: a question (wh-word or auxiliary first, 3+ words, not ending
+ * 5. A trailing clause mark ("Thanks," — more is coming) → likely unfinished.
+ * 6. The agent asked a question and the answer is 3 words or fewer → complete.
+ * 7. A terminal mark . ? ! (not "…", which trails off) → complete.
+ * 8. A short noun phrase with no verb ("the order number", "and my husband") → likely unfinished.
+ * 9. Recogniser without punctuation: a question (wh-word or auxiliary first, 3+ words, not ending
  *    on an auxiliary and its subject: "what time do you") → complete.
- * 9. Punctuating recogniser, no terminal mark → likely unfinished; otherwise unknown.
+ * 10. Punctuating recogniser, no terminal mark → likely unfinished; otherwise unknown.
  */
 export function textCueEndpointing(delays: EndpointingDelays): EndpointingPolicy {
   const waits: Record<Completeness, number> = {
@@ -122,6 +123,8 @@ function judge(input: EndpointingInput): Judgement {
   if (!mark && SUBORDINATORS.has(opener) && !AUXILIARIES.has(ws[start + 1]) && !input.text.includes(",")) {
     return judgement("unfinished", `opens with '${opener}', no main clause yet`);
   }
+  const clause = clauseMark(input.text);
+  if (clause) return judgement("likely_unfinished", `trailing '${clause}'`);
   if (asked && ws.length <= 3) return judgement("complete", "short answer to the agent's question");
   if (mark) return judgement("complete", `terminal '${mark}'`);
   if (verblessNounPhrase(ws)) return judgement("likely_unfinished", "a noun phrase and no verb yet");
@@ -140,6 +143,13 @@ function terminalMark(text: string): "." | "?" | "!" | null {
   return null;
 }
 const CLOSERS = " \t\n\"'”’)]";
+
+/** A clause mark (, ; : —) at the end of the text, or null. */
+function clauseMark(text: string): string | null {
+  let i = text.length - 1;
+  while (i >= 0 && CLOSERS.includes(text[i])) i--;
+  return ",;:\u2014".includes(text[i]) && i >= 0 ? text[i] : null;
+}
 
 function endsWithQuestion(said: string): boolean {
   let i = said.length - 1;

@@ -64,7 +64,9 @@ describe.concurrent("flow agents on the phone", () => {
     const latencies = timeline.filter((e) => e.type === "latency");
     expect(latencies).toHaveLength(3);
     for (const latency of latencies) {
-      expect(latency.data.endpointing_ms).toBe(500);
+      // The wait the endpointing chose from the words (the agent's 500 ms is the neutral one; 300–2,000 ms around it), and why.
+      expect([300, 500, 1250, 2000]).toContain(latency.data.endpointing_ms);
+      expect(latency.data.endpointing).toMatch(/^(complete|unknown|likely_unfinished|unfinished): ./);
       expect(latency.data.end_to_end_ms).toBeGreaterThanOrEqual(0);
       expect(latency.data.end_to_end_ms).toBeLessThan(3000);
     }

@@ -145,6 +145,9 @@ describe("text-cue endpointing, cue by cue", () => {
       // After a statement, the same words are no answer: a punctuating recogniser's missing mark counts.
       expect([answer, completeness(answer, { agentLast: "I can help you with that." })]).toEqual([answer, "likely_unfinished"]);
     }
+    // A clause mark says more is coming, even after a short answer ("Thanks, goodbye" paused at its comma).
+    expect(completeness("Thanks,", { agentLast: asked, punctuated: false })).toBe("likely_unfinished");
+    expect(completeness("yes;", { agentLast: asked })).toBe("likely_unfinished");
     expect(completeness("yes I would like", { agentLast: asked })).toBe("unfinished");
     expect(completeness("yes and", { agentLast: asked })).toBe("unfinished");
     expect(completeness("I would like to come on Thursday", { agentLast: asked })).toBe("likely_unfinished");
