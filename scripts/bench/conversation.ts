@@ -8,7 +8,9 @@
 // Usage: bun scripts/bench/conversation.ts [--turns 210] [--calls 8] [--carriers simulator,sip] [--verbose]
 // (--turns N runs the corpus's first exchanges holding N caller turns; --verbose prints every turn;
 // --json FILE also writes every turn's record and Parley's view, to compare runs; --endpointing MS
-// gives the agents that endpointing_ms instead of the default, e.g. to see the cut-ins a faster reply makes.)
+// gives the agents a fixed endpointing_ms, e.g. to see the cut-ins a faster reply makes; --before runs
+// the turn-taking Parley had before issue 37 (a fixed 600 ms, no preemption, any 250 ms of speech
+// stops the agent); --turn-taking JSON is merged into the agents' turn_taking.)
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,7 +25,7 @@ import { printReport, type CarrierResult, type ParleyView } from "./conversation
 import { CALLER_VOICES, render, type CallerVoice } from "./conversation/voice.ts";
 import { apiAt, spawnParley } from "./spawn-parley.ts";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { endpointing: { type: "string" }, json: { type: "string" }, verbose: { type: "boolean", default: false }, turns: { type: "string", default: "210" }, calls: { type: "string", default: "8" }, carriers: { type: "string", default: "simulator,sip" } } });
+const { values } = parseArgs({ args: process.argv.slice(2), options: { endpointing: { type: "string" }, before: { type: "boolean", default: false }, "turn-taking": { type: "string" }, json: { type: "string" }, verbose: { type: "boolean", default: false }, turns: { type: "string", default: "210" }, calls: { type: "string", default: "8" }, carriers: { type: "string", default: "simulator,sip" } } });
 const CALLS = Number(values.calls);
 const CARRIERS = values.carriers.split(",") as ("simulator" | "sip")[];
 const exchanges = firstTurns(schedule(), Number(values.turns));
@@ -37,8 +39,22 @@ const slots = Array.from({ length: Math.min(CALLS, exchanges.length) }, (_, slot
     .map((source: Exchange) => ({ source, turn: renderTurn(source.turn, voice), interjection: source.interjection && renderTurn(source.interjection, voice) }));
 });
 
-/** An agent's turn_taking when it gives none (src/voice/agent-config.ts). */
+/** An agent's turn_taking when it gives none (src/voice/agent-config.ts), with what the options change. */
 const DEFAULT_TURN_TAKING = withDefaults({ name: "defaults" }, "en").turn_taking;
+const BEFORE = { endpointing_ms: 600, endpointing: { mode: "fixed" }, preemptive_generation: false, interruptions: { enabled: true, min_speech_ms: 250, backchannels: "interrupt" } };
+const TURN_TAKING = merge(
+  merge(DEFAULT_TURN_TAKING, values.before ? BEFORE : {}),
+  {
+    ...(values.endpointing ? { endpointing_ms: Number(values.endpointing), endpointing: { mode: "fixed" } } : {}),
+    ...(values["turn-taking"] ? JSON.parse(values["turn-taking"]) : {}),
+  },
+);
+
+function merge(base: Record<string, any>, over: Record<string, any>): Record<string, any> {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(over)) out[key] = value && typeof value === "object" && !Array.isArray(value) ? merge(base[key] ?? {}, value) : value;
+  return out;
+}
 const callers = new Map<string, ScriptedCaller>();
 const providers = startProviders((name) => (name ? callers.get(name) : undefined));
 const sipCaller = await SipCaller.start();
@@ -74,7 +90,7 @@ const lines = await Promise.all(
       voice: { provider_id: tts, voice_id: "21m00Tcm4TlvDq8ikWAM" },
       transcriber: { provider_id: stt, model: name, language: "en" },
       // A fixed wait: the delays around it are left out, so they widen to take it in.
-      ...(values.endpointing ? { turn_taking: { ...DEFAULT_TURN_TAKING, endpointing_ms: Number(values.endpointing), endpointing: { mode: "fixed" } } } : {}),
+      turn_taking: TURN_TAKING,
     })).id;
     const simulated = await api("POST", "/v1/phone-numbers/buy", key, { area_code: "415" });
     const did = await api("POST", "/v1/phone-numbers/import", key, { number: `+1415555${String(2000 + slot)}`, carrier: trunk });
@@ -115,7 +131,8 @@ console.log(`Conversation benchmark: ${turnCount} caller turns (${exchanges.leng
 console.log(
   `providers: STT interim every ${TIMING.sttInterimEveryMs} ms, final ${TIMING.sttFinalMs} ms after Finalize; model ${TIMING.llmFirstTokenMs} ms to first token, ${TIMING.llmTokensPerSecond} tokens/s; TTS ${TIMING.ttsFirstAudioMs} ms to first audio`,
 );
-console.log(`agents: ${values.endpointing ? `endpointing_ms ${values.endpointing}, otherwise ` : ""}default turn_taking (endpointing_ms ${DEFAULT_TURN_TAKING.endpointing_ms}, barge-in after min_speech_ms ${DEFAULT_TURN_TAKING.interruptions.min_speech_ms} of speech)\n`);
+const { endpointing_ms, endpointing, preemptive_generation, interruptions } = TURN_TAKING;
+console.log(`agents' turn_taking${values.before ? " (--before: as before issue 37)" : ""}: ${JSON.stringify({ endpointing_ms, endpointing, preemptive_generation, interruptions })}\n`);
 const results: CarrierResult[] = [];
 for (const carrier of CARRIERS) {
   const started = performance.now();
