@@ -6,7 +6,8 @@
 // default turn-taking. Measured at the caller's ear, per caller turn (corpus: conversation/corpus.ts):
 // perceived latency, false cut-ins in mid-utterance pauses, barge-in stop time, backchannel stops.
 // Usage: bun scripts/bench/conversation.ts [--turns 210] [--calls 8] [--carriers simulator,sip] [--verbose]
-// (--turns N runs the corpus's first exchanges holding N caller turns; --verbose prints every turn;
+// (--turns N runs the corpus's first exchanges holding N caller turns, dealt out to the calls, so
+// --calls 100 needs --turns 150 or more; --verbose prints every turn;
 // --json FILE also writes every turn's record and Parley's view, to compare runs; --endpointing MS
 // gives the agents that endpointing_ms instead of the default, e.g. to see the cut-ins a faster reply makes.)
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -18,10 +19,12 @@ import { freePort } from "../../test/helpers/baresip.ts";
 import { ScriptedCaller, type RenderedTurn } from "./conversation/caller.ts";
 import { firstTurns, schedule, type CallerTurn, type Exchange } from "./conversation/corpus.ts";
 import { SipCaller, softphoneLine, type CallerLine } from "./conversation/lines.ts";
+import { framePacer } from "./conversation/pacing.ts";
 import { startProviders, TIMING } from "./conversation/providers.ts";
 import { printReport, type CarrierResult, type ParleyView } from "./conversation/report.ts";
 import { CALLER_VOICES, render, type CallerVoice } from "./conversation/voice.ts";
-import { apiAt, spawnParley } from "./spawn-parley.ts";
+import { apiAt, cpuMsOf, spawnParley } from "./spawn-parley.ts";
+import { percentile } from "./stats.ts";
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { endpointing: { type: "string" }, json: { type: "string" }, verbose: { type: "boolean", default: false }, turns: { type: "string", default: "210" }, calls: { type: "string", default: "8" }, carriers: { type: "string", default: "simulator,sip" } } });
 const CALLS = Number(values.calls);
@@ -106,6 +109,8 @@ async function parleyView(numbers: string[], modelRequests: number): Promise<Par
 
 const turnCount = exchanges.reduce((n, e) => n + (e.interjection ? 2 : 1), 0);
 console.log(`Conversation benchmark: ${turnCount} caller turns (${exchanges.length} exchanges) per carrier, ${slots.length} calls at once, callers voiced by espeak-ng`);
+// A call holds at least one exchange: 100 calls at once need --turns 150 or more.
+if (slots.length < CALLS) console.log(`(--calls ${CALLS} asks for more calls than there are exchanges: raise --turns)`);
 console.log(
   `providers: STT interim every ${TIMING.sttInterimEveryMs} ms, final ${TIMING.sttFinalMs} ms after Finalize; model ${TIMING.llmFirstTokenMs} ms to first token, ${TIMING.llmTokensPerSecond} tokens/s; TTS ${TIMING.ttsFirstAudioMs} ms to first audio`,
 );
@@ -113,6 +118,8 @@ console.log(`agents: ${values.endpointing ? `endpointing_ms ${values.endpointing
 const results: CarrierResult[] = [];
 for (const carrier of CARRIERS) {
   const started = performance.now();
+  framePacer.lateMs.length = 0;
+  const cpuBefore = [cpuMsOf(process.pid), cpuMsOf(server.pid)];
   const chats = () => providers.model.requests.filter((r) => r.path === "/v1/chat/completions" && !r.body?.response_format).length;
   const chatsBefore = chats();
   const records = await Promise.all(
@@ -129,7 +136,11 @@ for (const carrier of CARRIERS) {
     chats() - chatsBefore,
   );
   results.push({ carrier, records: records.flat(), view });
-  console.log(`   ${carrier}: ${Math.round((performance.now() - started) / 1000)} s`);
+  const late = framePacer.lateMs;
+  const wallMs = performance.now() - started;
+  const [benchCpu, parleyCpu] = [cpuMsOf(process.pid) - cpuBefore[0], cpuMsOf(server.pid) - cpuBefore[1]].map((ms) => `${Math.round((100 * ms) / wallMs)} %`);
+  // Late ticks mean the bench process (callers and fake providers) fell behind: its figures then include that.
+  console.log(`   ${carrier}: ${Math.round(wallMs / 1000)} s; CPU (of one core) bench ${benchCpu}, Parley ${parleyCpu}; the callers' 20 ms clock ran late by p50 ${percentile(late, 50).toFixed(1)} / p99 ${percentile(late, 99).toFixed(1)} / max ${late.reduce((a, b) => Math.max(a, b), 0).toFixed(0)} ms`);
   if (values.verbose) {
     for (const record of records.flat()) console.log(`      ${JSON.stringify(record)}`);
     const [first] = (await api("GET", `/v1/calls?number=${encodeURIComponent(carrier === "sip" ? lines[0].did : lines[0].simulated)}&limit=1`, key)).data;
