@@ -9,7 +9,8 @@
 // (--turns N runs the corpus's first exchanges holding N caller turns, dealt out to the calls, so
 // --calls 100 needs --turns 150 or more; --verbose prints every turn;
 // --json FILE also writes every turn's record and Parley's view, to compare runs; --endpointing MS
-// gives the agents that endpointing_ms instead of the default, e.g. to see the cut-ins a faster reply makes.)
+// gives the agents that endpointing_ms instead of the default, e.g. to see the cut-ins a faster reply makes;
+// --stt openai has them transcribe with an OpenAI-compatible batch server instead of Deepgram live.)
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +27,7 @@ import { CALLER_VOICES, render, type CallerVoice } from "./conversation/voice.ts
 import { apiAt, cpuMsOf, spawnParley } from "./spawn-parley.ts";
 import { percentile } from "./stats.ts";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { endpointing: { type: "string" }, json: { type: "string" }, verbose: { type: "boolean", default: false }, turns: { type: "string", default: "210" }, calls: { type: "string", default: "8" }, carriers: { type: "string", default: "simulator,sip" } } });
+const { values } = parseArgs({ args: process.argv.slice(2), options: { stt: { type: "string", default: "deepgram" }, endpointing: { type: "string" }, json: { type: "string" }, verbose: { type: "boolean", default: false }, turns: { type: "string", default: "210" }, calls: { type: "string", default: "8" }, carriers: { type: "string", default: "simulator,sip" } } });
 const CALLS = Number(values.calls);
 const CARRIERS = values.carriers.split(",") as ("simulator" | "sip")[];
 const exchanges = firstTurns(schedule(), Number(values.turns));
@@ -53,7 +54,9 @@ const api = apiAt(base);
 const token = (await api("POST", "/v1/auth/register", null, { email: "bench@example.com", password: "bench password 1" })).access_token;
 const key = (await api("POST", "/v1/api-keys", token, { name: "bench", scope: "admin" })).key;
 const llm = (await api("POST", "/v1/providers", key, { name: "model", kind: "openai-compatible", base_url: providers.model.url })).id;
-const stt = (await api("POST", "/v1/providers", key, { name: "stt", kind: "deepgram", base_url: providers.deepgram.url, api_key: "bench" })).id;
+const BATCH_STT = values.stt === "openai";
+if (!BATCH_STT && values.stt !== "deepgram") throw new Error(`--stt is deepgram or openai, not ${values.stt}`);
+const stt = (await api("POST", "/v1/providers", key, BATCH_STT ? { name: "stt", kind: "openai-compatible", base_url: providers.transcription.url } : { name: "stt", kind: "deepgram", base_url: providers.deepgram.url, api_key: "bench" })).id;
 const tts = (await api("POST", "/v1/providers", key, { name: "tts", kind: "elevenlabs", base_url: providers.elevenlabs.url, api_key: "bench" })).id;
 const sipPort = await freePort("udp");
 const trunk = (await api("POST", "/v1/telephony/carriers", key, {
@@ -111,8 +114,9 @@ const turnCount = exchanges.reduce((n, e) => n + (e.interjection ? 2 : 1), 0);
 console.log(`Conversation benchmark: ${turnCount} caller turns (${exchanges.length} exchanges) per carrier, ${slots.length} calls at once, callers voiced by espeak-ng`);
 // A call holds at least one exchange: 100 calls at once need --turns 150 or more.
 if (slots.length < CALLS) console.log(`(--calls ${CALLS} asks for more calls than there are exchanges: raise --turns)`);
+const sttTiming = BATCH_STT ? `STT batch (OpenAI-compatible), the text ${TIMING.batchSttMs} ms after each upload` : `STT interim every ${TIMING.sttInterimEveryMs} ms, final ${TIMING.sttFinalMs} ms after Finalize`;
 console.log(
-  `providers: STT interim every ${TIMING.sttInterimEveryMs} ms, final ${TIMING.sttFinalMs} ms after Finalize; model ${TIMING.llmFirstTokenMs} ms to first token, ${TIMING.llmTokensPerSecond} tokens/s; TTS ${TIMING.ttsFirstAudioMs} ms to first audio`,
+  `providers: ${sttTiming}; model ${TIMING.llmFirstTokenMs} ms to first token, ${TIMING.llmTokensPerSecond} tokens/s; TTS ${TIMING.ttsFirstAudioMs} ms to first audio`,
 );
 console.log(`agents: ${values.endpointing ? `endpointing_ms ${values.endpointing}, otherwise ` : ""}default turn_taking (endpointing_ms 600, barge-in after min_speech_ms 250 of speech)\n`);
 const results: CarrierResult[] = [];

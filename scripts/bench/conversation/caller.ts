@@ -67,6 +67,8 @@ export class ScriptedCaller implements SlotVoice, PacedCaller {
   /** Arrival times (performance.now()) of the agent's voiced frames, in order. */
   private readonly voiced: number[] = [];
   private queue: Queued[] = [];
+  /** Each part said so far: its words and when its voice began and ended (performance.now()). */
+  private readonly spoken: { text: string; start: number; end: number }[] = [];
 
   constructor(private readonly line: CallerLine) {
     line.onAudio = (frame) => {
@@ -76,6 +78,19 @@ export class ScriptedCaller implements SlotVoice, PacedCaller {
 
   reply(): string {
     return this.long ? LONG_REPLY : SHORT_REPLY;
+  }
+
+  /** Of each part said, the words whose middle falls in [fromMs, toMs), its words spread evenly over its voice. */
+  heard(fromMs: number, toMs: number): string {
+    return this.spoken
+      .flatMap(({ text, start, end }) => {
+        const words = text.split(/\s+/).filter(Boolean);
+        return words.filter((_, i) => {
+          const middle = start + ((i + 0.5) / words.length) * (end - start);
+          return middle >= fromMs && middle < toMs;
+        });
+      })
+      .join(" ");
   }
 
   /** Waits for the agent's greeting to end, then plays each exchange; hangs up at the end. */
@@ -151,6 +166,7 @@ export class ScriptedCaller implements SlotVoice, PacedCaller {
             queued.sent = (at) => {
               spans[index] = { start: at, end: at };
               this.saying = saying(rendered, index);
+              this.spoken.push({ text: part.text, start: at, end: at + msOf(part.pcm) });
             };
           }
           if (i === frames - 1) {
