@@ -112,20 +112,25 @@ const dial: Record<(typeof CARRIERS)[number], (slot: number) => Promise<CallerLi
 
 /** What Parley's own timeline says about the carrier's calls: each answered turn's latency event (endpointing + end to end), barge-ins, caller turns heard. */
 async function parleyView(numbers: string[], modelRequests: number): Promise<ParleyView> {
-  const view: ParleyView = { latencyMs: [], platformMs: [], preemption: { hit: 0, wasted: 0, turns: 0 }, bargeIns: 0, callerTurns: 0, modelRequests };
+  const view: ParleyView = { latencyMs: [], latencyEvents: [], platformMs: [], preemption: { hit: 0, wasted: 0, turns: 0 }, bargeIns: 0, callerTurns: 0, modelRequests };
   for (const number of numbers) {
     for (const call of (await api("GET", `/v1/calls?number=${encodeURIComponent(number)}&limit=100`, key)).data) {
       const events = (await api("GET", `/v1/calls/${call.id}/events`, key)).data as { type: string; data: Record<string, any> }[];
+      let lastCaller = "";
       for (const event of events) {
         if (event.type === "latency" && event.data.perceived_ms !== null) view.latencyMs.push(event.data.perceived_ms);
         if (event.type === "latency") {
+          view.latencyEvents.push({ ...event.data, after: lastCaller });
           view.preemption.turns++;
           if (event.data.preemption === "hit") view.preemption.hit++;
           view.preemption.wasted += event.data.preemptions_wasted ?? 0;
         }
         if (event.type === "latency" && event.data.platform_ms !== null) view.platformMs.push(event.data.platform_ms);
         if (event.type === "barge_in") view.bargeIns++;
-        if (event.type === "turn" && event.data.role === "caller") view.callerTurns++;
+        if (event.type === "turn" && event.data.role === "caller") {
+          view.callerTurns++;
+          lastCaller = event.data.text;
+        }
       }
     }
   }
