@@ -39,6 +39,7 @@ const FAMILIES = [
   "parley_calls_live",
   "parley_calls_ended_total",
   "parley_call_turn_latency_seconds",
+  "parley_call_preemptions_total",
   "parley_media_frames_received_total",
   "parley_media_frames_lost_total",
   "parley_media_frames_late_total",

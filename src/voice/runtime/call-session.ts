@@ -447,11 +447,8 @@ export class CallSession implements LiveCall {
   private onCallerText(text: string, timing: TurnTiming, utterance: Utterance): void {
     if (this.ended) return;
     if (this.overlap?.utterance === utterance && this.overlap.paused) this.judgeOverlapWords(text);
-    if (utterance.backchannel) {
-      // Noted in the transcript (the recogniser wrote it), never answered.
-      if (text) this.journal.note("backchannel", { text });
-      return;
-    }
+    // A backchannel is in the transcript (the recogniser wrote it) and noted when judged; never answered.
+    if (utterance.backchannel) return;
     if (text) this.leg.caption?.("caller", text);
     // Already talking again (a pause mid-sentence, or the recogniser was slow): answer both parts together.
     if (this.caller.speaking) {
@@ -490,7 +487,8 @@ export class CallSession implements LiveCall {
     let overlap = this.overlap;
     if (!overlap) {
       if (!isSpeech) return;
-      overlap = this.overlap = { speechMs: 0, silentMs: 0, paused: false, utterance: null };
+      // Speech over the agent may go on an utterance of the caller's still open (its wait not yet run out).
+      overlap = this.overlap = { speechMs: 0, silentMs: 0, paused: false, utterance: this.caller.speaking ? this.caller.current : null };
     }
     if (isSpeech) {
       overlap.speechMs += FRAME_MS;
@@ -498,8 +496,8 @@ export class CallSession implements LiveCall {
     } else overlap.silentMs += FRAME_MS;
     if (backchannels === "interrupt") {
       // Every stretch of speech long enough stops the agent, "mm-hmm" included.
+      if (overlap.speechMs >= minSpeechMs || !isSpeech) this.overlap = null;
       if (overlap.speechMs >= minSpeechMs) this.interrupt("speech over the agent");
-      else if (!isSpeech) this.overlap = null;
       return;
     }
     const ended = overlap.silentMs >= OVERLAP_END_MS;

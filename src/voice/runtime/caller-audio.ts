@@ -1,5 +1,5 @@
 import { DtmfDetector } from "../media/dtmf.ts";
-import { samplesPerFrame } from "../media/frames.ts";
+import { rmsDbfs, samplesPerFrame } from "../media/frames.ts";
 import { decodeG711 } from "../media/g711.ts";
 import { FRAME_MS } from "../media/media-clock.ts";
 import { StreamingResampler } from "../media/resampler.ts";
@@ -56,6 +56,11 @@ export const PAUSE_MS = 100;
  * first byte), so a reply to a turn judged unfinished is not started, and paid for, in every short pause.
  */
 export const PREEMPT_LEAD_MS = 600;
+/**
+ * The VAD keeps saying "speech" for up to 100 ms after a voice stops (its hangover); a frame this far
+ * below the utterance's speech level is already quiet for the pause, so a reply can start that much sooner.
+ */
+const QUIET_BELOW_SPEECH_DB = 25;
 
 /** One utterance of the caller's, as the conversation marks it. */
 export interface Utterance {
@@ -88,6 +93,8 @@ export class CallerAudio {
   private decision: EndpointingDecision | null = null;
   private voicedMs = 0;
   private silentMs = 0;
+  /** The utterance's speech level (dBFS, a running mean of its voiced frames). */
+  private speechDb: number | null = null;
   private lastVoiceAt = 0;
   /** A pause was reported (and not yet resumed from). */
   private pauseReported = false;
@@ -143,7 +150,9 @@ export class CallerAudio {
     if (this.recognition && this.segmenter.speaking) this.toRecognition(pcm);
     if (event) return this.onSegment(event);
     if (!this.segmenter.speaking) return;
-    if (isSpeech) {
+    const db = rmsDbfs(pcm);
+    if (isSpeech && (this.speechDb === null || db > this.speechDb - QUIET_BELOW_SPEECH_DB)) {
+      this.speechDb = this.speechDb === null ? db : this.speechDb * 0.9 + db * 0.1;
       this.voicedMs += FRAME_MS;
       this.silentMs = 0;
       this.lastVoiceAt = performance.now();
@@ -175,6 +184,7 @@ export class CallerAudio {
       this.hypothesisText = "";
       this.voicedMs = event.detectedAtMs - event.atMs;
       this.silentMs = 0;
+      this.speechDb = null;
       this.lastVoiceAt = performance.now();
       this.pauseReported = false;
       this.speculative = null;

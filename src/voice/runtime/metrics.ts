@@ -41,7 +41,11 @@ export function observeTurnLatency(ctx: AppContext, note: Record<string, number 
  * `wasted` when the caller went on or said otherwise (its model request was paid for all the same).
  */
 export function countPreemption(ctx: AppContext, outcome: "hit" | "wasted"): void {
-  ctx.metrics.counter("parley_call_preemptions_total", "Replies started at a caller's pause, by outcome: hit (played) or wasted (the caller went on; the model request still cost).", ["outcome"]).labels(outcome).inc();
+  preemptions(ctx.metrics).labels(outcome).inc();
+}
+
+function preemptions(metrics: MetricsRegistry) {
+  return metrics.counter("parley_call_preemptions_total", "Replies started at a caller's pause, by outcome: hit (played once the turn was confirmed) or wasted (the caller went on or said otherwise; its model request still cost).", ["outcome"]);
 }
 
 /** A call leaves the live registry: its media counts join those of the calls ended before it. */
@@ -58,6 +62,7 @@ export function recordEndedCall(ctx: AppContext, call: LiveCall): void {
 export function callRuntimeMetrics(ctx: AppContext, carrierKinds: string[]): void {
   const metrics = ctx.metrics;
   turnLatency(metrics);
+  preemptions(metrics);
   const live = metrics.gauge("parley_calls_live", "Calls live in this process (ringing or in progress), by carrier kind.", ["carrier"]);
   const media = {
     received: metrics.counter("parley_media_frames_received_total", "Callers' 20 ms audio frames received, by transport (rtp: SIP trunks; websocket: carriers' media streams and browsers).", ["transport"]),

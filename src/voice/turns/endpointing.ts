@@ -1,4 +1,5 @@
 import {
+  BACKCHANNEL_PAIRS,
   ARTICLES,
   AUXILIARIES,
   AMBIGUOUS_NUMBERS,
@@ -197,7 +198,8 @@ function trailingCue(ws: string[], mark: string | null, start: number): string |
   const last = ws[n - 1];
   const prev = n > 1 ? ws[n - 2] : "";
   const pair = `${prev} ${last}`;
-  if (NOT_CUES.has(pair)) return null;
+  // "mm-hmm" and "uh-huh" are answers, not a trailing hesitation.
+  if (NOT_CUES.has(pair) || BACKCHANNEL_PAIRS.has(pair)) return null;
   if ((last === "is" || last === "was") && valueNounBefore(ws)) return `'${ws.slice(Math.max(0, n - 3)).join(" ")}' with no value yet`;
   if (HESITATIONS.has(last)) return `trailing filler '${last}'`;
   if (ARTICLES.has(last)) return `trailing determiner '${last}'`;

@@ -145,6 +145,9 @@ describe("text-cue endpointing, cue by cue", () => {
       // After a statement, the same words are no answer: a punctuating recogniser's missing mark counts.
       expect([answer, completeness(answer, { agentLast: "I can help you with that." })]).toEqual([answer, "likely_unfinished"]);
     }
+    // "mm-hmm" is an answer, its "hmm" no trailing hesitation.
+    expect(completeness("Mm-hmm.", { agentLast: asked })).toBe("complete");
+    expect(completeness("uh-huh", { agentLast: asked, punctuated: false })).toBe("complete");
     // A clause mark says more is coming, even after a short answer ("Thanks, goodbye" paused at its comma).
     expect(completeness("Thanks,", { agentLast: asked, punctuated: false })).toBe("likely_unfinished");
     expect(completeness("yes;", { agentLast: asked })).toBe("likely_unfinished");
