@@ -1,0 +1,241 @@
+// Turn-taking as a caller feels it, on the simulated carrier: a caller on the softphone speaks Flite
+// audio with real pauses and talks over the agent's long reply; an LLM agent on the local fakes
+// (model, Deepgram live with interim results revealing the words as they are said, the built-in voice)
+// must not cut a pause short, must never play a reply prepared at a pause the caller went on past,
+// must answer a finished question with the reply it prepared, and must tell "mm-hmm" from "wait, stop".
+import { beforeAll, describe, expect, test } from "bun:test";
+import { CALL_TIMEOUT, conversationFile, formatTranscript, turnTaking, type TimelineEvent, type Turn } from "../../helpers/call-driver.ts";
+import { startFakeOpenAI } from "../../helpers/fake-openai.ts";
+import { startFakeDeepgram } from "../../helpers/fake-speech/deepgram.ts";
+import { createKey } from "../../helpers/fixtures.ts";
+import { Softphone } from "../../helpers/softphone.ts";
+import { CallerTimeline, speakInto, utterance, type PlacedPart } from "../../helpers/turn-caller.ts";
+
+const { s, calls, stoppers } = conversationFile("turns-human");
+
+const GREETING = "Hello, how can I help?";
+const LONG_REPLY = "We sell kitchen blenders in three sizes. The small one is for smoothies and soups. The large one crushes ice in seconds. Every model carries a two year warranty, and delivery is free.";
+/** The new agents' defaults, spelt out: each test changes one thing from here. */
+const HUMAN = {
+  endpointing_ms: 600,
+  endpointing: { mode: "dynamic", min_delay_ms: 300, max_delay_ms: 2000 },
+  preemptive_generation: true,
+  interruptions: { enabled: true, min_speech_ms: 200, sensitivity: "medium", backchannels: "ignore" },
+};
+
+let key: string;
+let numbers = 0;
+beforeAll(async () => {
+  key = (await createKey(s.server.api, s.user.token, "write")).secret;
+});
+
+const words = (text: string) => text.toLowerCase().replace(/[^a-z0-9' ]+/g, " ").split(/\s+/).filter(Boolean).join(" ");
+
+/**
+ * An inbound softphone call to a fresh LLM agent whose model answers `reply(what the caller said)`,
+ * its recogniser the Deepgram fake hearing the caller's timeline; resolves once the greeting is over.
+ */
+async function humanCall(name: string, reply: (said: string) => string, settings: Record<string, unknown> = {}) {
+  const model = startFakeOpenAI();
+  const deepgram = startFakeDeepgram({ apiKey: "dg-key" });
+  stoppers.push(() => model.stop(), () => deepgram.stop());
+  deepgram.configure({ interimEveryMs: 100, finalizeDelayMs: 50, idleTimeoutMs: 60_000 });
+  model.script((body) => {
+    if (body.response_format) return { text: ["{}"] }; // the summary after the call
+    return { text: reply(body.messages.at(-1).content).match(/\S+\s*/g) ?? [], pieceDelayMs: 5 };
+  });
+  const llm = await calls().createProvider(model.url);
+  const stt = await calls().post("/v1/providers", { name: `dg ${name}`, kind: "deepgram", base_url: deepgram.url, api_key: "dg-key" });
+  expect(stt.status).toBe(201);
+  const agent = await calls().createAgent({
+    name,
+    first_message: GREETING,
+    brain: { type: "llm", provider_id: llm, model: "fake-chat" },
+    transcriber: { provider_id: stt.body.id, model: "nova-3", language: "en" },
+    turn_taking: turnTaking({ ...HUMAN, ...settings }),
+  });
+  const number = `+141555501${40 + numbers++}`;
+  const bought = await calls().post("/v1/phone-numbers/buy", { number });
+  expect(bought.status).toBe(201);
+  expect((await calls().post(`/v1/phone-numbers/${bought.body.id}/assign`, { agent_id: agent.id })).status).toBe(200);
+
+  const timeline = new CallerTimeline();
+  const phone = new Softphone(s.server.url, key, { to: number });
+  stoppers.push(() => phone.close());
+  deepgram.hear(() => timeline.saying(phone.sentFrames * 20));
+  const callId: string = (await phone.event("call")).call_id;
+  await phone.event("answered");
+  await phone.agentFinished(700);
+  const chats = () =>
+    model.requests.filter((r) => r.path === "/v1/chat/completions" && !r.body.response_format).map((r) => r.body.messages as { role: string; content: string }[]);
+  /** The caller says this (pauses as silence), and it has all been sent. */
+  const say = async (...script: (string | number)[]) => {
+    const parts = speakInto(phone, timeline, await utterance(...script));
+    await phone.drained();
+    return parts;
+  };
+  /** Waits for the agent's voice after `fromMs`, then for it to be quiet `quietMs`. */
+  const answered = async (fromMs: number, quietMs = 1200) => {
+    await phone.until(() => phone.loudAtMs.some((at) => at >= fromMs), 15_000, "the agent to answer");
+    await phone.agentFinished(quietMs, 30_000);
+  };
+  /** Hangs up; the ended call, its timeline and the far end's hearing. */
+  const end = async () => {
+    phone.hangup();
+    const call = await calls().ended(callId);
+    const events = await calls().timeline(callId);
+    return { call, transcript: call.transcript as Turn[], events, of: (type: string) => events.filter((e: TimelineEvent) => e.type === type) };
+  };
+  return { phone, callId, chats, say, answered, end };
+}
+
+/** The agent's voice at the caller's ear within [fromMs, toMs) of the caller's timeline, in ms. */
+const heardBetween = (phone: Softphone, fromMs: number, toMs: number) => phone.loudAtMs.filter((at) => at >= fromMs && at < toMs).length * 20;
+function debug(call: { phone: Softphone; chats: () => unknown[] }, events: TimelineEvent[], ...parts: PlacedPart[]) {
+  if (!process.env.DEBUG_TURNS) return;
+  const loud = call.phone.loudAtMs;
+  const runs: string[] = [];
+  loud.forEach((at, i) => (i === 0 || at - loud[i - 1] > 100) && runs.push(`${at}-${loud.slice(i).find((t, j) => j + i + 1 >= loud.length || loud[i + j + 1] - t > 100)}`));
+  console.log(`parts ${parts.map((p) => `${p.startMs}-${p.endMs}`).join(" ")} | agent heard ${runs.join(" ")}`);
+  for (const e of events) console.log(e.offset_ms, e.type, JSON.stringify(e.data));
+  console.log(JSON.stringify(call.chats().map((m: any) => m.at(-1).content)));
+}
+const callerTurns = (transcript: Turn[]) => transcript.filter((t) => t.role === "caller").map((t) => t.text);
+
+/** The caller asks for the long reply, and says `over` 1.5 s into it. */
+async function overReply(call: Awaited<ReturnType<typeof humanCall>>, over: string): Promise<{ question: PlacedPart; said: PlacedPart }> {
+  const [question] = await call.say("Tell me about your blenders.");
+  await call.phone.until(() => call.phone.loudAtMs.filter((at) => at >= question.endMs).length >= 75, 15_000, "1.5 s of the long reply");
+  const [said] = await call.say(over);
+  await call.phone.agentFinished(2500, 30_000);
+  return { question, said };
+}
+
+describe.concurrent("turn-taking with a human caller (simulated carrier)", () => {
+  // RUNTIME DEFECT (test.failing until fixed; then make it test): a preemptive reply dropped when the caller
+  // goes on (CallSession.dropPreempted) leaves the first piece it synthesised while held in the PlaybackQueue;
+  // once nothing holds playback it plays over the caller's own speech, which is then judged as speech over
+  // the agent (no words: a "barge_in … no words" or a "no words in time" backchannel).
+  test.failing("a mid-sentence pause is not cut off: one caller turn with both parts, one answer after the end, nothing said in the pause", async () => {
+    const call = await humanCall("Pause", () => "Friday works. For how many people?");
+    const [first, second] = await call.say("I would like to book", 1000, "a table for Friday.");
+    await call.answered(second.endMs);
+    const { transcript, of, events } = await call.end();
+    debug(call, events, first, second);
+    expect(callerTurns(transcript), formatTranscript(transcript)).toEqual(["I would like to book a table for Friday."]);
+    // The agent did not start talking inside the pause (nothing to barge in on), nor did the caller hear it there.
+    expect(of("barge_in")).toEqual([]);
+    expect(heardBetween(call.phone, first.startMs, second.endMs)).toBe(0);
+    expect(call.phone.loudAtMs.find((at) => at >= first.startMs)!).toBeGreaterThanOrEqual(second.endMs);
+    expect(transcript.filter((t) => t.role === "agent").map((t) => t.text)).toEqual([GREETING, "Friday works. For how many people?"]);
+    // The reply was written on the whole sentence (one prepared at the pause, if any, was dropped unplayed).
+    const asked = call.chats().map((messages) => messages.at(-1)!.content);
+    expect(asked.at(-1)).toBe("I would like to book a table for Friday.");
+    for (const text of asked) expect("I would like to book a table for Friday.".startsWith(text)).toBe(true);
+    const [latency] = of("latency").slice(-1);
+    expect(latency.data.endpointing).toMatch(/^complete/);
+  }, CALL_TIMEOUT);
+
+  test("control: a fixed 300 ms wait (the behaviour before) cuts the same caller off at the pause", async () => {
+    const call = await humanCall("Fixed", () => "Friday works. For how many people?", { endpointing_ms: 300, endpointing: { mode: "fixed", min_delay_ms: 300, max_delay_ms: 2000 } });
+    const [, second] = await call.say("I would like to book", 1000, "a table for Friday.");
+    await call.answered(second.endMs);
+    const { transcript } = await call.end();
+    expect(callerTurns(transcript)[0], formatTranscript(transcript)).toBe("I would like to book");
+  }, CALL_TIMEOUT);
+
+  // RUNTIME DEFECT (test.failing until fixed; then make it test): a preemptive reply dropped when the caller
+  // goes on (CallSession.dropPreempted) leaves the first piece it synthesised while held in the PlaybackQueue;
+  // once nothing holds playback it plays over the caller's own speech, which is then judged as speech over
+  // the agent (no words: a "barge_in … no words" or a "no words in time" backchannel).
+  test.failing("a reply prepared at a pause the caller went on past is never played: preemption wasted, its words never heard", async () => {
+    const call = await humanCall("Preempt", (said) => (said.includes("bill") ? "Your bill is ready." : "Pineapples are yellow."));
+    const [first, second] = await call.say("My question is about", 700, "the bill.");
+    await call.answered(second.endMs);
+    const { transcript, of, events } = await call.end();
+    debug(call, events, first, second);
+    expect(callerTurns(transcript), formatTranscript(transcript)).toEqual(["My question is about the bill."]);
+    // The model was asked at the pause, on words that never became a turn: a wasted request, counted.
+    const asked = call.chats().map((messages) => messages.at(-1)!.content);
+    expect(asked).toContain("My question is about");
+    expect(asked.at(-1)).toBe("My question is about the bill.");
+    const latency = of("latency").at(-1)!;
+    expect(latency.data.preemptions_wasted).toBeGreaterThanOrEqual(1);
+    // Its reply was never played: the caller heard nothing until they had finished, then only the bill.
+    expect(heardBetween(call.phone, first.startMs, second.endMs)).toBe(0);
+    expect(transcript.filter((t) => t.role === "agent").map((t) => t.text)).toEqual([GREETING, "Your bill is ready."]);
+  }, CALL_TIMEOUT);
+
+  test("a complete question is answered with the reply prepared at the pause (preemption hit), after the caller's end", async () => {
+    const call = await humanCall("Quick", () => "We open at nine.");
+    const [question] = await call.say("What time do you open tomorrow?");
+    await call.answered(question.endMs);
+    const { transcript, of } = await call.end();
+    expect(callerTurns(transcript)).toEqual(["What time do you open tomorrow?"]);
+    const latency = of("latency").at(-1)!;
+    expect(latency.data).toMatchObject({ preemption: "hit", preemptions_wasted: 0 });
+    expect(latency.data.endpointing).toMatch(/^complete/);
+    expect(call.phone.loudAtMs.find((at) => at >= question.startMs)!).toBeGreaterThanOrEqual(question.endMs);
+    expect(call.chats()).toHaveLength(1);
+  }, CALL_TIMEOUT);
+
+  test("a backchannel over a long reply does not stop the agent: no barge-in, a backchannel note, the reply whole, no new reply", async () => {
+    const call = await humanCall("Listener", (said) => (said.includes("blenders") ? LONG_REPLY : "Anything else?"));
+    const { said } = await overReply(call, "Mm-hmm.");
+    const { transcript, of } = await call.end();
+    expect(of("barge_in")).toEqual([]);
+    expect(of("backchannel").length).toBeGreaterThanOrEqual(1);
+    const agent = transcript.filter((t) => t.role === "agent");
+    expect(agent.map((t) => [words(t.text), t.interrupted]), formatTranscript(transcript)).toEqual([
+      [words(GREETING), false],
+      [words(LONG_REPLY), false],
+    ]);
+    // The model was asked once, for the question: "mm-hmm" got no reply.
+    expect(call.chats().map((messages) => messages.at(-1)!.content)).toEqual(["Tell me about your blenders."]);
+    // The agent went on after it (its voice heard again once the caller was done).
+    expect(heardBetween(call.phone, said.endMs + 500, Infinity)).toBeGreaterThan(1000);
+  }, CALL_TIMEOUT);
+
+  test("backchannels 'interrupt' (the behaviour before): the same 'mm-hmm' stops the agent", async () => {
+    const call = await humanCall("Touchy", (said) => (said.includes("blenders") ? LONG_REPLY : "Anything else?"), {
+      interruptions: { ...HUMAN.interruptions, backchannels: "interrupt" },
+    });
+    await overReply(call, "Mm-hmm.");
+    const { transcript, of } = await call.end();
+    expect(of("barge_in")).toHaveLength(1);
+    const cut = transcript.filter((t) => t.role === "agent")[1];
+    expect(cut.interrupted, formatTranscript(transcript)).toBe(true);
+    expect(words(LONG_REPLY).startsWith(words(cut.text))).toBe(true);
+  }, CALL_TIMEOUT);
+
+  // RUNTIME DEFECT (test.failing until fixed; then make it test): a preemptive reply dropped when the caller
+  // goes on (CallSession.dropPreempted) leaves the first piece it synthesised while held in the PlaybackQueue;
+  // once nothing holds playback it plays over the caller's own speech, which is then judged as speech over
+  // the agent (no words: a "barge_in … no words" or a "no words in time" backchannel).
+  test.failing("a real interruption stops the agent: barge-in, the turn keeps only what was heard, the agent answers what the caller said", async () => {
+    const call = await humanCall("Stoppable", (said) => (said.includes("blenders") ? LONG_REPLY : "The small one costs forty euros."));
+    const { question, said } = await overReply(call, "Wait, stop. How much is the small one?");
+    const { transcript, of, events } = await call.end();
+    debug(call, events, question, said);
+    const [bargeIn] = of("barge_in");
+    expect(bargeIn, formatTranscript(transcript)).toBeDefined();
+    const agent = transcript.filter((t) => t.role === "agent");
+    expect(agent).toHaveLength(3);
+    const cut = agent[1];
+    expect(cut.interrupted).toBe(true);
+    expect(words(cut.text).length).toBeGreaterThan(0);
+    expect(words(cut.text).length).toBeLessThan(words(LONG_REPLY).length / 2);
+    expect(words(LONG_REPLY).startsWith(words(cut.text))).toBe(true);
+    expect(bargeIn.data.heard).toBe(cut.text);
+    // The agent's voice stopped while the caller was still talking.
+    expect(heardBetween(call.phone, said.startMs + 1000, said.endMs)).toBe(0);
+    // It then answered the interruption, knowing what the caller had heard.
+    expect(agent.at(-1)).toMatchObject({ text: "The small one costs forty euros.", interrupted: false });
+    expect(callerTurns(transcript)).toEqual(["Tell me about your blenders.", "Wait, stop. How much is the small one?"]);
+    const last = call.chats().at(-1)!;
+    expect(last.slice(-2)).toEqual([
+      { role: "assistant", content: cut.text },
+      { role: "user", content: "Wait, stop. How much is the small one?" },
+    ]);
+  }, CALL_TIMEOUT);
+});
