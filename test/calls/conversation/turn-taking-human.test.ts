@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { CALL_TIMEOUT, conversationFile, formatTranscript, turnTaking, type TimelineEvent, type Turn } from "../../helpers/call-driver.ts";
 import { startFakeOpenAI } from "../../helpers/fake-openai.ts";
-import { startFakeDeepgram } from "../../helpers/fake-speech/deepgram.ts";
+import { startFakeDeepgram, type DeepgramConnection } from "../../helpers/fake-speech/deepgram.ts";
 import { createKey } from "../../helpers/fixtures.ts";
 import { Softphone } from "../../helpers/softphone.ts";
 import { CallerTimeline, speakInto, utterance, type PlacedPart } from "../../helpers/turn-caller.ts";
@@ -68,15 +68,17 @@ async function humanCall(name: string, reply: (said: string) => string, settings
   await phone.agentFinished(700);
   const chats = () =>
     model.requests.filter((r) => r.path === "/v1/chat/completions" && !r.body.response_format).map((r) => r.body.messages as { role: string; content: string }[]);
+  const said: PlacedPart[] = [];
   /** The caller says this (pauses as silence), and it has all been sent. */
   const say = async (...script: (string | number)[]) => {
     const parts = speakInto(phone, timeline, await utterance(...script));
+    said.push(...parts);
     await phone.drained();
     return parts;
   };
   /** Waits for the agent's voice after `fromMs`, then for it to be quiet `quietMs`. */
-  const answered = async (fromMs: number, quietMs = 1200) => {
-    await phone.until(() => phone.loudAtMs.some((at) => at >= fromMs), 15_000, "the agent to answer");
+  const answered = async (fromMs: number, quietMs = 1200, timeoutMs = 15_000) => {
+    await phone.until(() => phone.loudAtMs.some((at) => at >= fromMs), timeoutMs, "the agent to answer");
     await phone.agentFinished(quietMs, 30_000);
   };
   /** Hangs up; the ended call, its timeline and the far end's hearing. */
@@ -84,6 +86,7 @@ async function humanCall(name: string, reply: (said: string) => string, settings
     phone.hangup();
     const call = await calls().ended(callId);
     const events = await calls().timeline(callId);
+    if (process.env.DEBUG_TURNS) console.log(story(name, said, phone, events, deepgram.connections));
     return { call, transcript: call.transcript as Turn[], events, of: (type: string) => events.filter((e: TimelineEvent) => e.type === type) };
   };
   return { phone, callId, chats, say, answered, end };
@@ -91,23 +94,31 @@ async function humanCall(name: string, reply: (said: string) => string, settings
 
 /** The agent's voice at the caller's ear within [fromMs, toMs) of the caller's timeline, in ms. */
 const heardBetween = (phone: Softphone, fromMs: number, toMs: number) => phone.loudAtMs.filter((at) => at >= fromMs && at < toMs).length * 20;
-function debug(call: { phone: Softphone; chats: () => unknown[] }, events: TimelineEvent[], ...parts: PlacedPart[]) {
-  if (!process.env.DEBUG_TURNS) return;
-  const loud = call.phone.loudAtMs;
-  const runs: string[] = [];
-  loud.forEach((at, i) => (i === 0 || at - loud[i - 1] > 100) && runs.push(`${at}-${loud.slice(i).find((t, j) => j + i + 1 >= loud.length || loud[i + j + 1] - t > 100)}`));
-  console.log(`parts ${parts.map((p) => `${p.startMs}-${p.endMs}`).join(" ")} | agent heard ${runs.join(" ")}`);
-  for (const e of events) console.log(e.offset_ms, e.type, JSON.stringify(e.data));
-  console.log(JSON.stringify(call.chats().map((m: any) => m.at(-1).content)));
+/** DEBUG_TURNS=1: what the caller said and heard when (its timeline), the call's events, and what the recogniser sent. */
+function story(name: string, said: PlacedPart[], phone: Softphone, events: TimelineEvent[], recognitions: DeepgramConnection[]): string {
+  const heard: string[] = [];
+  phone.loudAtMs.forEach((at, i, all) => {
+    if (i === 0 || at - all[i - 1] > 100) heard.push(`${at}`);
+    if (i === all.length - 1 || all[i + 1] - at > 100) heard[heard.length - 1] += `-${at + 20}`;
+  });
+  return [
+    `${name}: said ${said.map((p) => `"${p.text}" ${p.startMs}-${p.endMs}`).join(", ")}; heard the agent ${heard.join(" ")}`,
+    ...events.map((e) => `  ${e.type} ${JSON.stringify(e.data)}`),
+    ...recognitions.map((c) => `  deepgram ${c.controls.map((x) => x.type).join(",")}: ${c.sent.filter((m) => m.type === "Results").map((m) => `${m.is_final ? "final" : "interim"} ${m.channel.alternatives[0].transcript}`).join(" | ")}`),
+  ].join("\n");
 }
+
 const callerTurns = (transcript: Turn[]) => transcript.filter((t) => t.role === "caller").map((t) => t.text);
+
+/** An agent whose backchannel setting is "interrupt" (any speech over it long enough stops it, as before). */
+const touchyCall = (name: string) =>
+  humanCall(name, (said) => (said.includes("blenders") ? LONG_REPLY : "Anything else?"), { interruptions: { ...HUMAN.interruptions, backchannels: "interrupt" } });
 
 /** The caller asks for the long reply, and says `over` 1.5 s into it. */
 async function overReply(call: Awaited<ReturnType<typeof humanCall>>, over: string): Promise<{ question: PlacedPart; said: PlacedPart }> {
   const [question] = await call.say("Tell me about your blenders.");
   await call.phone.until(() => call.phone.loudAtMs.filter((at) => at >= question.endMs).length >= 75, 15_000, "1.5 s of the long reply");
   const [said] = await call.say(over);
-  await call.phone.agentFinished(2500, 30_000);
   return { question, said };
 }
 
@@ -120,8 +131,7 @@ describe.concurrent("turn-taking with a human caller (simulated carrier)", () =>
     const call = await humanCall("Pause", () => "Friday works. For how many people?");
     const [first, second] = await call.say("I would like to book", 1000, "a table for Friday.");
     await call.answered(second.endMs);
-    const { transcript, of, events } = await call.end();
-    debug(call, events, first, second);
+    const { transcript, of } = await call.end();
     expect(callerTurns(transcript), formatTranscript(transcript)).toEqual(["I would like to book a table for Friday."]);
     // The agent did not start talking inside the pause (nothing to barge in on), nor did the caller hear it there.
     expect(of("barge_in")).toEqual([]);
@@ -152,8 +162,7 @@ describe.concurrent("turn-taking with a human caller (simulated carrier)", () =>
     const call = await humanCall("Preempt", (said) => (said.includes("bill") ? "Your bill is ready." : "Pineapples are yellow."));
     const [first, second] = await call.say("My question is about", 700, "the bill.");
     await call.answered(second.endMs);
-    const { transcript, of, events } = await call.end();
-    debug(call, events, first, second);
+    const { transcript, of } = await call.end();
     expect(callerTurns(transcript), formatTranscript(transcript)).toEqual(["My question is about the bill."]);
     // The model was asked at the pause, on words that never became a turn: a wasted request, counted.
     const asked = call.chats().map((messages) => messages.at(-1)!.content);
@@ -182,6 +191,7 @@ describe.concurrent("turn-taking with a human caller (simulated carrier)", () =>
   test("a backchannel over a long reply does not stop the agent: no barge-in, a backchannel note, the reply whole, no new reply", async () => {
     const call = await humanCall("Listener", (said) => (said.includes("blenders") ? LONG_REPLY : "Anything else?"));
     const { said } = await overReply(call, "Mm-hmm.");
+    await call.phone.agentFinished(2500, 30_000);
     const { transcript, of } = await call.end();
     expect(of("barge_in")).toEqual([]);
     expect(of("backchannel").length).toBeGreaterThanOrEqual(1);
@@ -197,15 +207,29 @@ describe.concurrent("turn-taking with a human caller (simulated carrier)", () =>
   }, CALL_TIMEOUT);
 
   test("backchannels 'interrupt' (the behaviour before): the same 'mm-hmm' stops the agent", async () => {
-    const call = await humanCall("Touchy", (said) => (said.includes("blenders") ? LONG_REPLY : "Anything else?"), {
-      interruptions: { ...HUMAN.interruptions, backchannels: "interrupt" },
-    });
+    const call = await touchyCall("Touchy");
     await overReply(call, "Mm-hmm.");
+    await call.phone.agentFinished(1500, 30_000);
     const { transcript, of } = await call.end();
-    expect(of("barge_in")).toHaveLength(1);
+    expect(of("barge_in").length).toBeGreaterThanOrEqual(1);
+    expect(of("backchannel")).toEqual([]);
     const cut = transcript.filter((t) => t.role === "agent")[1];
     expect(cut.interrupted, formatTranscript(transcript)).toBe(true);
     expect(words(LONG_REPLY).startsWith(words(cut.text))).toBe(true);
+  }, CALL_TIMEOUT);
+
+  // RUNTIME DEFECT (test.failing until fixed; then make it test): with backchannels "interrupt",
+  // CallSession.judgeOverlap calls interrupt() but never clears this.overlap (speechMs stays >= min_speech_ms),
+  // so the first frame of the agent's next reply meets the stale overlap and is cut at once: a second
+  // barge_in {heard: "", reason: "speech over the agent"} while the caller is silent, and the answer never heard.
+  test.failing("backchannels 'interrupt': after the 'mm-hmm' stopped the agent, the agent answers it as a turn, heard whole", async () => {
+    const call = await touchyCall("Touchy answer");
+    const { said } = await overReply(call, "Mm-hmm.");
+    await call.answered(said.endMs, 1200, 6000);
+    const { transcript, of } = await call.end();
+    expect(of("barge_in"), formatTranscript(transcript)).toHaveLength(1);
+    expect(callerTurns(transcript)).toEqual(["Tell me about your blenders.", "Mm-hmm."]);
+    expect(transcript.filter((t) => t.role === "agent").at(-1)).toMatchObject({ text: "Anything else?", interrupted: false });
   }, CALL_TIMEOUT);
 
   // RUNTIME DEFECT (test.failing until fixed; then make it test): a preemptive reply dropped when the caller
@@ -214,9 +238,9 @@ describe.concurrent("turn-taking with a human caller (simulated carrier)", () =>
   // the agent (no words: a "barge_in … no words" or a "no words in time" backchannel).
   test.failing("a real interruption stops the agent: barge-in, the turn keeps only what was heard, the agent answers what the caller said", async () => {
     const call = await humanCall("Stoppable", (said) => (said.includes("blenders") ? LONG_REPLY : "The small one costs forty euros."));
-    const { question, said } = await overReply(call, "Wait, stop. How much is the small one?");
-    const { transcript, of, events } = await call.end();
-    debug(call, events, question, said);
+    const { said } = await overReply(call, "Wait, stop. How much is the small one?");
+    await call.answered(said.endMs);
+    const { transcript, of } = await call.end();
     const [bargeIn] = of("barge_in");
     expect(bargeIn, formatTranscript(transcript)).toBeDefined();
     const agent = transcript.filter((t) => t.role === "agent");
