@@ -68,11 +68,13 @@ export class CallerTimeline {
 
   /**
    * What a recognition started at `nowMs` hears, for the Deepgram fake: the part being said then and
-   * the rest of its utterance, each segment as long as its speech and the pause after it.
+   * the rest of its utterance, each segment as long as its speech and the pause after it. A recognition
+   * opens once the voice has started; `nowMs` may run a little behind (a SIP caller's clock starts when
+   * baresip reports the call established), so a part starting up to the pre-roll later counts as begun.
    */
   saying(nowMs: number): TimedScript {
     for (const parts of [...this.utterances].reverse()) {
-      const from = parts.findLastIndex((part) => part.startMs <= nowMs);
+      const from = parts.findLastIndex((part) => part.startMs <= nowMs + PRE_ROLL_MS);
       if (from < 0) continue;
       const rest = parts.slice(from);
       const speechMs = rest.map((part, i) => (i === 0 ? PRE_ROLL_MS : 0) + msOf(part.pcm));
