@@ -131,7 +131,7 @@ describe.skipIf(!baresipAvailable).concurrent("turn-taking over SIP (baresip)", 
 
   test("a backchannel over the agent's long reply does not stop it: no barge-in, a backchannel note, the reply whole, no new reply", async () => {
     const { timeline, said } = await overReply("Mm-hmm.");
-    const call = await sipCall("Listener", timeline, said.endMs + 9000, (heard) => (heard.includes("blenders") ? LONG_REPLY : "Anything else?"));
+    const call = await sipCall("Listener", timeline, said.endMs + 11_000, (heard) => (heard.includes("blenders") ? LONG_REPLY : "Anything else?"));
     expect(call.of("barge_in"), call.story).toEqual([]);
     expect(call.of("backchannel").length).toBeGreaterThanOrEqual(1);
     expect(call.agentTurns.map((t) => [words(t.text), t.interrupted])).toEqual([

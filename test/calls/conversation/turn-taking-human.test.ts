@@ -3,7 +3,7 @@
 // (model, Deepgram live with interim results revealing the words as they are said, the built-in voice)
 // must not cut a pause short, must never play a reply prepared at a pause the caller went on past,
 // must answer a finished question with the reply it prepared, and must tell "mm-hmm" from "wait, stop".
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CALL_TIMEOUT, conversationFile, formatTranscript, turnTaking, type TimelineEvent, type Turn } from "../../helpers/call-driver.ts";
 import { startFakeOpenAI } from "../../helpers/fake-openai.ts";
 import { startFakeDeepgram, type DeepgramConnection } from "../../helpers/fake-speech/deepgram.ts";
@@ -11,6 +11,9 @@ import { createKey } from "../../helpers/fixtures.ts";
 import { Softphone } from "../../helpers/softphone.ts";
 import { CallerTimeline, speakInto, utterance, type PlacedPart } from "../../helpers/turn-caller.ts";
 
+/** Softphones still open when the tests are done (one that failed mid-call) hang up before the server stops: it waits for them. */
+const phones: Softphone[] = [];
+afterAll(() => phones.forEach((phone) => phone.close()));
 const { s, calls, stoppers } = conversationFile("turns-human");
 
 const GREETING = "Hello, how can I help?";
@@ -61,7 +64,7 @@ async function humanCall(name: string, reply: (said: string) => string, settings
 
   const timeline = new CallerTimeline();
   const phone = new Softphone(s.server.url, key, { to: number });
-  stoppers.push(() => phone.close());
+  phones.push(phone);
   deepgram.hear(() => timeline.saying(phone.sentFrames * 20));
   const callId: string = (await phone.event("call")).call_id;
   await phone.event("answered");
