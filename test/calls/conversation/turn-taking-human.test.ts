@@ -38,7 +38,7 @@ const words = (text: string) => text.toLowerCase().replace(/[^a-z0-9' ]+/g, " ")
  * An inbound softphone call to a fresh LLM agent whose model answers `reply(what the caller said)`,
  * its recogniser the Deepgram fake hearing the caller's timeline; resolves once the greeting is over.
  */
-async function humanCall(name: string, reply: (said: string) => string, settings: Record<string, unknown> = {}) {
+async function humanCall(name: string, reply: (said: string) => string, settings: Record<string, unknown> = {}, greeting = GREETING) {
   const model = startFakeOpenAI();
   const deepgram = startFakeDeepgram({ apiKey: "dg-key" });
   stoppers.push(() => model.stop(), () => deepgram.stop());
@@ -52,7 +52,7 @@ async function humanCall(name: string, reply: (said: string) => string, settings
   expect(stt.status).toBe(201);
   const agent = await calls().createAgent({
     name,
-    first_message: GREETING,
+    first_message: greeting,
     brain: { type: "llm", provider_id: llm, model: "fake-chat" },
     transcriber: { provider_id: stt.body.id, model: "nova-3", language: "en" },
     turn_taking: turnTaking({ ...HUMAN, ...settings }),
@@ -191,19 +191,35 @@ describe.concurrent("turn-taking with a human caller (simulated carrier)", () =>
     expect(call.chats()).toHaveLength(1);
   }, CALL_TIMEOUT);
 
-  test("a backchannel over a long reply does not stop the agent: no barge-in, a backchannel note, the reply whole, no new reply", async () => {
+  // POLICY DEFECT (test.failing until fixed; then make it test): src/voice/turns/endpointing.ts reads "Mm-hmm." as
+  // a trailing filler 'hmm' (unfinished, the 2 s maximum wait) even after the agent's yes/no question, where
+  // "Okay." or "Yeah." is a complete short answer (300 ms): the latency note says "unfinished: trailing filler 'hmm'".
+  test.failing("'mm-hmm' answering the agent's yes/no question is a complete answer, not a trailing filler", async () => {
+    const call = await humanCall("Yes", () => "Done, see you on Friday.", {}, "Shall I book the table for Friday?");
+    const [answer] = await call.say("Mm-hmm.");
+    await call.answered(answer.endMs);
+    const { transcript, of } = await call.end();
+    expect(callerTurns(transcript)).toEqual(["Mm-hmm."]);
+    expect(of("latency").at(-1)!.data.endpointing, formatTranscript(transcript)).toMatch(/^complete/);
+  }, CALL_TIMEOUT);
+
+  test("backchannels over a long reply do not stop the agent: no barge-in, backchannel notes, the reply whole, no new reply", async () => {
     const call = await humanCall("Listener", (said) => (said.includes("blenders") ? LONG_REPLY : "Anything else?"));
-    const { said } = await overReply(call, "Mm-hmm.");
+    const { said: first } = await overReply(call, "Mm-hmm.");
+    // A second one once the agent has gone on for 2.5 s after the first (the first "mm-hmm" has ended by then).
+    await call.phone.until(() => call.phone.loudAtMs.filter((at) => at >= first.endMs).length >= 125, 15_000, "the reply to go on");
+    const [said] = await call.say("Okay.");
     await call.phone.agentFinished(2500, 30_000);
     const { transcript, of } = await call.end();
     expect(of("barge_in")).toEqual([]);
-    expect(of("backchannel").length).toBeGreaterThanOrEqual(1);
+    expect(of("backchannel").length).toBeGreaterThanOrEqual(2);
     const agent = transcript.filter((t) => t.role === "agent");
     expect(agent.map((t) => [words(t.text), t.interrupted]), formatTranscript(transcript)).toEqual([
       [words(GREETING), false],
       [words(LONG_REPLY), false],
     ]);
-    // The model was asked once, for the question: "mm-hmm" got no reply.
+    expect(callerTurns(transcript)).toEqual(["Tell me about your blenders.", "Mm-hmm.", "Okay."]);
+    // The model was asked once, for the question: "mm-hmm" and "okay" got no reply.
     expect(call.chats().map((messages) => messages.at(-1)!.content)).toEqual(["Tell me about your blenders."]);
     // The agent went on after it (its voice heard again once the caller was done).
     expect(heardBetween(call.phone, said.endMs + 500, Infinity)).toBeGreaterThan(1000);
