@@ -15,6 +15,11 @@ import { serverWithUser } from "../helpers/fixtures.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";
 import { CallerTimeline, utterance, type PlacedPart } from "../helpers/turn-caller.ts";
 
+/** Run before the server's own stop (hooks run in the order written): a baresip still in a call is hung up first. */
+const stoppers: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const stop of stoppers.splice(0)) await stop();
+});
 const s = serverWithUser("sip-turns");
 const tempDir = tempDirs("sip-turns-");
 const opts = () => ({ token: s.user.token });
@@ -25,11 +30,6 @@ const LONG_REPLY = "We sell kitchen blenders in three sizes. The small one is fo
 const FIRST_WORDS_MS = 3500;
 /** Said over the agent this long after the question ended: well into its ten-second reply. */
 const OVER_REPLY_MS = 3000;
-
-const stoppers: (() => unknown)[] = [];
-afterAll(async () => {
-  for (const stop of stoppers.splice(0)) await stop();
-});
 
 let trunks = 0;
 
