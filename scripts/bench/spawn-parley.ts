@@ -1,5 +1,6 @@
 // Starts `parley serve` from source in its own process on a free port and waits until it listens.
 import type { Subprocess } from "bun";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** `root`: the checkout whose source runs (another commit's, for an A/B); `args`: more flags for serve. */
@@ -35,4 +36,11 @@ export function apiAt(base: string): (method: string, path: string, token: strin
     if (response.status >= 400) throw new Error(`${method} ${path} → ${response.status} ${JSON.stringify(json)}`);
     return json;
   };
+}
+
+/** CPU ms (user + system, all threads) process `pid` has used so far, from /proc (Linux; USER_HZ 100). */
+export function cpuMsOf(pid: number): number {
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

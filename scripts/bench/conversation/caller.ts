@@ -1,10 +1,12 @@
 // A scripted caller for the conversation benchmark: it speaks its turns into a line as real audio,
-// one 20 ms frame every 20 ms of wall time (silence between words and turns, as a phone does), and
+// one 20 ms frame every 20 ms of wall time on the callers' shared clock (silence between words and
+// turns, as a phone does), and
 // listens at its ear: when each frame of the agent's voice arrived. Every measurement is made there.
 import { FRAME_MS } from "../../../src/voice/media/frames.ts";
 import { decodeMulaw, encodeMulaw } from "../../../src/voice/media/g711.ts";
 import type { CallerTurn, Exchange, TurnKind } from "./corpus.ts";
 import type { CallerLine } from "./lines.ts";
+import { framePacer, type PacedCaller } from "./pacing.ts";
 import { LONG_REPLY, SHORT_REPLY, spokenMs, type SlotVoice } from "./providers.ts";
 import { FRAME_SAMPLES, isVoiced, msOf } from "./voice.ts";
 
@@ -60,7 +62,9 @@ interface Queued {
   sent?: (at: number) => void;
 }
 
-export class ScriptedCaller implements SlotVoice {
+const SILENCE = encodeMulaw(new Int16Array(FRAME_SAMPLES));
+
+export class ScriptedCaller implements SlotVoice, PacedCaller {
   saying: SlotVoice["saying"] = null;
   readonly records: TurnRecord[] = [];
   private long = false;
@@ -69,7 +73,8 @@ export class ScriptedCaller implements SlotVoice {
   /** Arrival times (performance.now()) of the agent's voiced frames, in order. */
   private readonly voiced: number[] = [];
   private queue: Queued[] = [];
-  private pacing = false;
+  /** Each part said so far: its words and when its voice began and ended (performance.now()). */
+  private readonly spoken: { text: string; start: number; end: number }[] = [];
 
   constructor(private readonly line: CallerLine) {
     line.onAudio = (frame) => {
@@ -82,15 +87,28 @@ export class ScriptedCaller implements SlotVoice {
     return this.long ? LONG_REPLY : SHORT_REPLY;
   }
 
+  /** Of each part said, the words whose middle falls in [fromMs, toMs), its words spread evenly over its voice. */
+  heard(fromMs: number, toMs: number): string {
+    return this.spoken
+      .flatMap(({ text, start, end }) => {
+        const words = text.split(/\s+/).filter(Boolean);
+        return words.filter((_, i) => {
+          const middle = start + ((i + 0.5) / words.length) * (end - start);
+          return middle >= fromMs && middle < toMs;
+        });
+      })
+      .join(" ");
+  }
+
   /** Waits for the agent's greeting to end, then plays each exchange; hangs up at the end. */
   async converse(exchanges: { turn: RenderedTurn; interjection: RenderedTurn | null; source: Exchange }[]): Promise<void> {
-    this.startPacing();
+    framePacer.add(this);
     try {
       await this.until(() => this.voiced.length > 0 || undefined, ANSWER_TIMEOUT_MS);
       await this.quiet(DONE_QUIET_MS);
       for (const exchange of exchanges) await this.exchange(exchange.turn, exchange.interjection);
     } finally {
-      this.pacing = false;
+      framePacer.remove(this);
       await this.line.hangup();
     }
   }
@@ -159,6 +177,7 @@ export class ScriptedCaller implements SlotVoice {
             queued.sent = (at) => {
               spans[index] = { start: at, end: at };
               this.saying = saying(rendered, index);
+              this.spoken.push({ text: part.text, start: at, end: at + msOf(part.pcm) });
             };
           }
           if (i === frames - 1) {
@@ -213,21 +232,10 @@ export class ScriptedCaller implements SlotVoice {
     }
   }
 
-  /** One frame every 20 ms of wall time, silence when nothing is queued. */
-  private startPacing(): void {
-    this.pacing = true;
-    const started = performance.now();
-    const silence = encodeMulaw(new Int16Array(FRAME_SAMPLES));
-    let sent = 0;
-    void (async () => {
-      while (this.pacing) {
-        const next = this.queue.shift();
-        this.line.send(next ? encodeMulaw(next.pcm) : silence);
-        next?.sent?.(performance.now());
-        sent++;
-        const wait = started + sent * FRAME_MS - performance.now();
-        if (wait > 0) await Bun.sleep(wait);
-      }
-    })();
+  /** The next queued frame, or silence; called every 20 ms by the shared pacer. */
+  sendFrame(): void {
+    const next = this.queue.shift();
+    this.line.send(next ? encodeMulaw(next.pcm) : SILENCE);
+    next?.sent?.(performance.now());
   }
 }

@@ -1,6 +1,8 @@
 // The conversation benchmark's callers: what they say, as data. A caller turn is text with pauses
 // written in it as |ms| (a pause of that many ms of silence mid-utterance, after a filler, a
 // connective or a group of digits); backchannels and interruptions are said over the agent's reply.
+// Sentences end with their mark, as a punctuating recogniser (Deepgram's punctuate=true) writes them;
+// the parts before a pause have none.
 // 70 complete questions + 50 answers with pauses + 20 digit groups + 35 backchannels + 35
 // interruptions = 210 caller turns.
 
@@ -161,41 +163,41 @@ export const BACKCHANNELS = [
 ];
 
 export const INTERRUPTIONS = [
-  "wait, stop",
-  "no, that's wrong",
-  "hold on, that's not what I asked",
-  "sorry, I need to change the date",
-  "no no, the other address",
+  "wait, stop.",
+  "no, that's wrong.",
+  "hold on, that's not what I asked.",
+  "sorry, I need to change the date.",
+  "no no, the other address.",
   "wait, can you repeat the price?",
-  "stop, I want to speak to a person",
-  "no, I said Thursday",
-  "excuse me, that is not my order",
-  "hang on, I missed that",
-  "wait, stop",
-  "no, that's wrong",
-  "actually, I changed my mind",
+  "stop, I want to speak to a person.",
+  "no, I said Thursday.",
+  "excuse me, that is not my order.",
+  "hang on, I missed that.",
+  "wait, stop.",
+  "no, that's wrong.",
+  "actually, I changed my mind.",
   "sorry, what was the first option?",
-  "no, the table is for six",
+  "no, the table is for six.",
   "wait, is that including tax?",
-  "stop, that's too expensive",
-  "hold on a second please",
-  "no, my name is spelled differently",
-  "sorry to interrupt, but I am in a hurry",
-  "wait, stop",
-  "no, that's wrong",
-  "just a moment, let me find a pen",
-  "no, I already paid for that",
+  "stop, that's too expensive.",
+  "hold on a second please.",
+  "no, my name is spelled differently.",
+  "sorry to interrupt, but I am in a hurry.",
+  "wait, stop.",
+  "no, that's wrong.",
+  "just a moment, let me find a pen.",
+  "no, I already paid for that.",
   "wait, which branch did you say?",
-  "stop, I don't need the details",
-  "hold on, the line is bad",
-  "no, that is the old number",
+  "stop, I don't need the details.",
+  "hold on, the line is bad.",
+  "no, that is the old number.",
   "sorry, can you slow down?",
   "wait, what about delivery?",
-  "wait, stop",
-  "no, that's wrong",
-  "no, I wanted the large one",
-  "hang on, my son wants to ask something",
-  "wait, I have a different question",
+  "wait, stop.",
+  "no, that's wrong.",
+  "no, I wanted the large one.",
+  "hang on, my son wants to ask something.",
+  "wait, I have a different question.",
 ];
 
 export type TurnKind = "complete" | "paused" | "digits" | "backchannel" | "interruption";

@@ -16,6 +16,8 @@ const share = (hits: number, total: number) => (total ? `${hits}/${total} (${((1
 export interface ParleyView {
   /** Each answered turn's `latency` event: perceived_ms, from the caller's last voiced frame as Parley heard it (no network). */
   latencyMs: number[];
+  /** Every latency event as Parley wrote it, with the caller turn it answered (for --json). */
+  latencyEvents: Record<string, unknown>[];
   /** Answered turns whose reply was started at the caller's pause and played (hit), and replies started at pauses and dropped (wasted). */
   preemption: { hit: number; wasted: number; turns: number };
   /** Each latency event's platform_ms: what Parley itself added (all but providers and endpointing). */

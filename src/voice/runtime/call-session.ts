@@ -21,7 +21,7 @@ import { BEEP_WAIT_MS, CallScreening } from "./screening.ts";
 import { SentenceSplitter } from "./sentences.ts";
 import { TranscriptOrder, type PendingTurn } from "./transcript-order.ts";
 import { fixedEndpointing, textCueEndpointing } from "../turns/endpointing.ts";
-import { classifyOverlap } from "../turns/overlap.ts";
+import { classifyOverlap, type OverlapVerdict } from "../turns/overlap.ts";
 import { resolveTurnTaking, type ResolvedTurnTaking } from "../turns/settings.ts";
 import { sameWords } from "../turns/words.ts";
 
@@ -414,6 +414,7 @@ export class CallSession implements LiveCall {
     if (this.responding?.droppable && !this.agentSpeaking) {
       this.responding.cancel({ cause: "dropped" });
       this.responding = null;
+      this.playback.clear();
     }
   }
 
@@ -437,6 +438,8 @@ export class CallSession implements LiveCall {
     this.preempted = null;
     preempted.response.cancel({ cause: "dropped" });
     if (this.responding === preempted.response) this.responding = null;
+    // Its first piece waits in the playback queue (held, never played): it must not play now.
+    if (!this.agentSpeaking) this.playback.clear();
     this.preemptionsWasted++;
     countPreemption(this.ctx, "wasted");
   }
@@ -508,7 +511,7 @@ export class CallSession implements LiveCall {
     const judged = classifyOverlap({ text, speechMs: overlap.speechMs, ended, sensitivity: this.turns.interruptions.sensitivity });
     // Held past the wait with no words to judge: the agent goes on rather than stay silent.
     if (judged.verdict === "pending" && ended && overlap.silentMs >= OVERLAP_VERDICT_WAIT_MS) this.actOnOverlap("backchannel", "no words in time", overlap);
-    else this.actOnOverlap(judged.verdict, judged.reason, overlap);
+    else this.actOnOverlap(judged.verdict, judged.reason, overlap, judged.backchannelSoFar);
   }
 
   /** A batch recogniser's words for speech over the agent, which was held undecided. */
@@ -518,7 +521,7 @@ export class CallSession implements LiveCall {
     this.actOnOverlap(verdict === "pending" ? "interruption" : verdict, reason, overlap);
   }
 
-  private actOnOverlap(verdict: "backchannel" | "interruption" | "pending", reason: string, overlap: Overlap): void {
+  private actOnOverlap(verdict: OverlapVerdict, reason: string, overlap: Overlap, backchannelSoFar = false): void {
     if (verdict === "interruption") {
       if (overlap.speechMs < this.turns.interruptions.minSpeechMs && !overlap.paused) return;
       this.overlap = null;
@@ -531,7 +534,8 @@ export class CallSession implements LiveCall {
       this.journal.note("backchannel", { reason, resumed: overlap.paused });
       return; // a held agent resumes at the next tick
     }
-    if (!overlap.paused && this.agentSpeaking && overlap.speechMs >= this.turns.interruptions.minSpeechMs) {
+    // Only backchannel words so far ("mm-hmm" being said): the agent talks on; anything else pauses it.
+    if (!overlap.paused && !backchannelSoFar && this.agentSpeaking && overlap.speechMs >= this.turns.interruptions.minSpeechMs) {
       // Undecided yet long enough to matter: the caller does not hear the agent over themselves meanwhile.
       overlap.paused = true;
       this.leg.clearAudio();

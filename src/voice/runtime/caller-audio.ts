@@ -48,8 +48,14 @@ export interface CallerAudioOptions {
   elapsedMs(): number;
 }
 
-/** A pause this long mid-utterance is reported (and may start a reply); a shorter gap is between words. */
+/** A pause this long mid-utterance is a pause (a shorter gap is between words): a batch recogniser transcribes what it has. */
 export const PAUSE_MS = 100;
+/**
+ * A pause is reported (and a reply may start) this long before the endpointing's wait runs out, or at
+ * PAUSE_MS if that is later: about a reply's time to its first audio (a model's first token and a voice's
+ * first byte), so a reply to a turn judged unfinished is not started, and paid for, in every short pause.
+ */
+export const PREEMPT_LEAD_MS = 600;
 
 /** One utterance of the caller's, as the conversation marks it. */
 export interface Utterance {
@@ -150,6 +156,7 @@ export class CallerAudio {
     }
     this.silentMs += FRAME_MS;
     if (this.silentMs === PAUSE_MS) this.onPause();
+    if (!this.pauseReported && this.silentMs >= PAUSE_MS && this.silentMs >= (this.decision?.waitMs ?? 0) - PREEMPT_LEAD_MS) this.reportPause();
   }
 
   /** The call ended: stop recognising and free the native pieces. */
@@ -233,8 +240,17 @@ export class CallerAudio {
     const changed = text.trim() !== this.hypothesisText;
     this.hypothesisText = text.trim();
     this.decide();
-    // Words that arrive during a reported pause replace those a reply was prepared on.
-    if (changed && this.pauseReported && this.hypothesisText) this.hooks.paused(this.hypothesisText);
+    if (changed && this.pauseReported) this.repause();
+  }
+
+  /** Words that arrive during a reported pause replace those a reply was prepared on, or withdraw it until its time comes. */
+  private repause(): void {
+    if (this.hypothesisText && this.silentMs >= (this.decision?.waitMs ?? 0) - PREEMPT_LEAD_MS) {
+      this.hooks.paused(this.hypothesisText);
+      return;
+    }
+    this.pauseReported = false;
+    this.hooks.resumed();
   }
 
   /** The wait that ends this utterance, from the words so far; applied to the silence already running. */
@@ -259,13 +275,12 @@ export class CallerAudio {
       this.speculative = speculative;
       void speculative.text.then((text) => {
         if (this.speculative !== speculative || speculative.stale || this.recognition?.session !== session || !text) return;
+        const changed = text !== this.hypothesisText;
         this.hypothesisText = text;
         this.decide();
-        this.reportPause();
+        if (changed && this.pauseReported) this.repause();
       });
-      return;
     }
-    this.reportPause();
   }
 
   private reportPause(): void {

@@ -14,6 +14,12 @@ export interface OverlapInput {
   sensitivity: Sensitivity;
 }
 export type OverlapVerdict = "backchannel" | "interruption" | "pending";
+export interface OverlapJudgement {
+  verdict: OverlapVerdict;
+  reason: string;
+  /** Pending on backchannel words only so far ("mm-hmm" while it is said): the agent need not pause for it. */
+  backchannelSoFar?: boolean;
+}
 
 interface Limits {
   /** Longer than this, backchannel words are a turn of their own ("yeah, yeah, okay, right…"). */
@@ -46,7 +52,7 @@ const NOISE_MS = 300;
  * - other words: an interruption at their count or speech limit; once ended, at endedWords of them;
  *   otherwise pending, or backchannel once ended (low sensitivity lets one such word pass).
  */
-export function classifyOverlap(input: OverlapInput): { verdict: OverlapVerdict; reason: string } {
+export function classifyOverlap(input: OverlapInput): OverlapJudgement {
   const limits = LIMITS[input.sensitivity];
   const ws = words(input.text);
   const stop = stopCue(ws);
@@ -59,7 +65,7 @@ export function classifyOverlap(input: OverlapInput): { verdict: OverlapVerdict;
   const others = nonBackchannelWords(ws, input.ended);
   if (others === 0) {
     if (input.speechMs > limits.backchannelMs) return { verdict: "interruption", reason: `${seconds(input.speechMs)} of backchannel words` };
-    return input.ended ? { verdict: "backchannel", reason: `backchannel '${quote(input.text)}'` } : { verdict: "pending", reason: "backchannel so far" };
+    return input.ended ? { verdict: "backchannel", reason: `backchannel '${quote(input.text)}'` } : { verdict: "pending", reason: "backchannel so far", backchannelSoFar: true };
   }
   if (others >= limits.words) return { verdict: "interruption", reason: plural(others, "word") };
   if (input.speechMs >= limits.wordsMs) return { verdict: "interruption", reason: `${seconds(input.speechMs)} of speech` };

@@ -89,7 +89,13 @@ export class SimulatedRecogniser implements SpeechToText {
         if (!text || text === lastPartial) return;
         lastPartial = text;
         // Delivered after write() returns, as a real engine's arrive from its socket or thread.
-        queueMicrotask(() => !ended && session.onPartial?.(text));
+        queueMicrotask(() => {
+          try {
+            if (!ended) session.onPartial?.(text);
+          } catch {
+            // A listener's bug must not break recognition.
+          }
+        });
       },
       async finish(): Promise<Transcript> {
         ended = true;
