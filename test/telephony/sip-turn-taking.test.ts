@@ -113,10 +113,7 @@ async function overReply(over: string): Promise<{ timeline: CallerTimeline; ques
 }
 
 describe.skipIf(!baresipAvailable).concurrent("turn-taking over SIP (baresip)", () => {
-  // RUNTIME DEFECT (test.failing until fixed; then make it test): the reply prepared at the pause is dropped
-  // when the caller goes on, but its first piece stays queued and plays over the caller's second part (a
-  // barge_in {heard: "", reason: "1.0 s of speech, no words"}); see turn-taking-human.test.ts.
-  test.failing("a mid-sentence pause is not cut off: one caller turn, the agent silent in the pause, one answer after", async () => {
+  test("a mid-sentence pause is not cut off: one caller turn, the agent silent in the pause, one answer after", async () => {
     const timeline = new CallerTimeline();
     const [first, second] = timeline.place(await utterance("I would like to book", 1000, "a table for Friday."), FIRST_WORDS_MS);
     const call = await sipCall("Pause", timeline, second.endMs + 3000, () => "Friday works. For how many people?");
@@ -153,10 +150,7 @@ describe.skipIf(!baresipAvailable).concurrent("turn-taking over SIP (baresip)", 
     expect(words(LONG_REPLY).startsWith(words(call.agentTurns[1].text))).toBe(true);
   }, CALL_TIMEOUT);
 
-  // RUNTIME DEFECT (test.failing until fixed; then make it test): Flite pauses after "Wait, stop." long enough
-  // for a preemptive reply on "Wait, stop. How"; dropped when the caller goes on, its first piece plays over
-  // them and is cut again (a second barge_in, an extra agent turn); see turn-taking-human.test.ts.
-  test.failing("a real interruption stops the agent: barge-in, the turn keeps what was heard, the agent answers it", async () => {
+  test("a real interruption stops the agent: barge-in, the turn keeps what was heard, the agent answers it", async () => {
     const { timeline, said } = await overReply("Wait, stop. How much is the small one?");
     const call = await sipCall("Stoppable", timeline, said.endMs + 3000, (heard) => (heard.includes("blenders") ? LONG_REPLY : "The small one costs forty euros."));
     expect(call.of("barge_in"), call.story).toHaveLength(1);
