@@ -51,6 +51,8 @@ export class Softphone {
   sentFrames = 0;
   /** When the last frame of the agent's speech arrived (performance.now()). */
   lastLoudAt: number | null = null;
+  /** Where on the caller's audio timeline (ms sent since the answer) each frame of the agent's speech arrived. */
+  readonly loudAtMs: number[] = [];
   private readonly socket: WebSocket;
   private readonly encoding: "pcmu" | "l16";
   private queue: Int16Array[] = [];
@@ -86,7 +88,10 @@ export class Softphone {
         this.frameBytes.push(bytes.length);
         const pcm = this.encoding === "pcmu" ? decodeMulaw(bytes) : new Int16Array(bytes.buffer.slice(0));
         this.received.push(pcm);
-        if (rmsDbfs(pcm) > -40) this.lastLoudAt = performance.now();
+        if (rmsDbfs(pcm) > -40) {
+          this.lastLoudAt = performance.now();
+          this.loudAtMs.push(this.sentFrames * 20);
+        }
       }
       for (const wake of this.waiters.splice(0)) wake();
     });
@@ -94,6 +99,11 @@ export class Softphone {
       this.pacing = false;
       for (const wake of this.waiters.splice(0)) wake();
     });
+  }
+
+  /** Frames queued and not yet sent. */
+  get queued(): number {
+    return this.queue.length;
   }
 
   get samplesPerFrame(): number {
