@@ -184,10 +184,8 @@ describe.concurrent("turn-taking with a human caller (simulated carrier)", () =>
     expect(call.chats()).toHaveLength(1);
   }, CALL_TIMEOUT);
 
-  // POLICY DEFECT (test.failing until fixed; then make it test): src/voice/turns/endpointing.ts reads "Mm-hmm." as
-  // a trailing filler 'hmm' (unfinished, the 2 s maximum wait) even after the agent's yes/no question, where
-  // "Okay." or "Yeah." is a complete short answer (300 ms): the latency note says "unfinished: trailing filler 'hmm'".
-  test.failing("'mm-hmm' answering the agent's yes/no question is a complete answer, not a trailing filler", async () => {
+  // "Mm-hmm." once read as a trailing filler 'hmm' (the 2 s maximum wait), where "Okay." is a complete short answer.
+  test("'mm-hmm' answering the agent's yes/no question is a complete answer, not a trailing filler", async () => {
     const call = await humanCall("Yes", () => "Done, see you on Friday.", {}, "Shall I book the table for Friday?");
     const [answer] = await call.say("Mm-hmm.");
     await call.answered(answer.endMs);
@@ -230,11 +228,8 @@ describe.concurrent("turn-taking with a human caller (simulated carrier)", () =>
     expect(words(LONG_REPLY).startsWith(words(cut.text))).toBe(true);
   }, CALL_TIMEOUT);
 
-  // RUNTIME DEFECT (test.failing until fixed; then make it test): with backchannels "interrupt",
-  // CallSession.judgeOverlap calls interrupt() but never clears this.overlap (speechMs stays >= min_speech_ms),
-  // so the first frame of the agent's next reply meets the stale overlap and is cut at once: a second
-  // barge_in {heard: "", reason: "speech over the agent"} while the caller is silent, and the answer never heard.
-  test.failing("backchannels 'interrupt': after the 'mm-hmm' stopped the agent, the agent answers it as a turn, heard whole", async () => {
+  // A stale overlap once cut the next reply at its first frame (a second barge_in with heard "").
+  test("backchannels 'interrupt': after the 'mm-hmm' stopped the agent, the agent answers it as a turn, heard whole", async () => {
     const call = await touchyCall("Touchy answer");
     const { said } = await overReply(call, "Mm-hmm.");
     await call.answered(said.endMs, 1200, 6000);
