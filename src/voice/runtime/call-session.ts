@@ -19,9 +19,9 @@ import { liveCalls, type LiveCall } from "./registry.ts";
 import { AgentResponse } from "./response.ts";
 import { BEEP_WAIT_MS, CallScreening } from "./screening.ts";
 import { SentenceSplitter } from "./sentences.ts";
+import { SpeechOverAgent, type OverlapAction } from "./speech-over-agent.ts";
 import { TranscriptOrder, type PendingTurn } from "./transcript-order.ts";
 import { fixedEndpointing, textCueEndpointing } from "../turns/endpointing.ts";
-import { classifyOverlap, type OverlapVerdict } from "../turns/overlap.ts";
 import { resolveTurnTaking, type ResolvedTurnTaking } from "../turns/settings.ts";
 import { sameWords } from "../turns/words.ts";
 
@@ -54,20 +54,6 @@ const SCREENING_GAP_MS = 3 * FRAME_MS;
 /** Calls must keep sending audio; this much silence from the transport means it is gone. */
 const TRANSPORT_SILENCE_LIMIT_MS = 15_000;
 const CARRIER_AMD = "the carrier's answering-machine detection";
-/** Speech over the agent is over after this much quiet (a backchannel's end). */
-const OVERLAP_END_MS = 300;
-/** An overlap that ended undecided (no words yet from a batch recogniser) is judged without them after this long. */
-const OVERLAP_VERDICT_WAIT_MS = 1500;
-
-/** Caller speech over the agent, while it is judged (backchannel or interruption). */
-interface Overlap {
-  speechMs: number;
-  silentMs: number;
-  /** The agent's audio is held while the verdict is pending. */
-  paused: boolean;
-  /** The caller's utterance it started (once the segmenter confirmed speech). */
-  utterance: Utterance | null;
-}
 
 type Phase = "connecting" | "screening" | "waiting_for_beep" | "conversing" | "ending" | "ended";
 
@@ -131,7 +117,8 @@ export class CallSession implements LiveCall {
   private preempted: { response: AgentResponse; text: string; timing: TurnTiming } | null = null;
   /** Replies started at the current turn's pauses and dropped. */
   private preemptionsWasted = 0;
-  private overlap: Overlap | null = null;
+  /** Caller speech over the agent, while it is judged (backchannel or interruption). */
+  private readonly overlap: SpeechOverAgent;
 
   private elapsedMs = 0;
   private lastTransportAudio = performance.now();
@@ -187,6 +174,7 @@ export class CallSession implements LiveCall {
         recognitionError: (code, message) => this.journal.error(code, message, false),
       },
     );
+    this.overlap = new SpeechOverAgent(this.turns.interruptions, this.caller);
     this.conversation = new AgentConversation(options.brains, this.agent, {
       workspaceId: this.workspaceId,
       agentId: options.call.agentId,
@@ -402,13 +390,13 @@ export class CallSession implements LiveCall {
       return;
     }
     this.caller.listen(pcm, isSpeech);
-    if ((this.agentSpeaking || this.overlap) && this.turns.interruptions.enabled) this.judgeOverlap(isSpeech);
+    if ((this.agentSpeaking || this.overlap.open) && this.turns.interruptions.enabled) this.onOverlap(this.overlap.frame(isSpeech, this.agentSpeaking));
   }
 
   private onSpeechStarted(): void {
     // While the agent talks without barge-in, its own turn is not interrupted: the caller's words still count.
     this.remindedAt = null;
-    if (this.overlap && !this.overlap.utterance) this.overlap.utterance = this.caller.current;
+    this.overlap.speechStarted();
     this.dropPreempted();
     // A response still being prepared is dropped: the caller has more to say.
     if (this.responding?.droppable && !this.agentSpeaking) {
@@ -421,7 +409,7 @@ export class CallSession implements LiveCall {
   /** The caller paused with these words: an LLM agent may start its reply now and play it once the turn is confirmed. */
   private onCallerPaused(text: string): void {
     if (!this.turns.preemptive || this.agent.brain.type !== "llm" || this.phase !== "conversing") return;
-    if (this.agentSpeaking || this.overlap || this.caller.current.backchannel) return;
+    if (this.agentSpeaking || this.overlap.open || this.caller.current.backchannel) return;
     const full = joinText(this.pendingCallerText, text);
     if (this.preempted && sameWords(this.preempted.text, full)) return;
     this.dropPreempted();
@@ -446,7 +434,7 @@ export class CallSession implements LiveCall {
 
   private onCallerText(text: string, timing: TurnTiming, utterance: Utterance): void {
     if (this.ended) return;
-    if (this.overlap?.utterance === utterance && this.overlap.paused) this.judgeOverlapWords(text);
+    this.onOverlap(this.overlap.words(text, utterance, this.agentSpeaking));
     // A backchannel is in the transcript (the recogniser wrote it) and noted when judged; never answered.
     if (utterance.backchannel) return;
     if (text) this.leg.caption?.("caller", text);
@@ -475,71 +463,6 @@ export class CallSession implements LiveCall {
     }
   }
 
-  // ---------------------------------------------------------------- speech over the agent
-
-  /**
-   * Caller speech while the agent talks, judged by its length and words: a real interruption stops
-   * the agent; a backchannel ("mm-hmm") or noise does not. While undecided the agent's audio is held,
-   * and resumes where it stopped if it was a backchannel.
-   */
-  private judgeOverlap(isSpeech: boolean): void {
-    const { minSpeechMs, backchannels } = this.turns.interruptions;
-    let overlap = this.overlap;
-    if (!overlap) {
-      if (!isSpeech) return;
-      // Speech over the agent may go on an utterance of the caller's still open (its wait not yet run out).
-      overlap = this.overlap = { speechMs: 0, silentMs: 0, paused: false, utterance: this.caller.speaking ? this.caller.current : null };
-    }
-    if (isSpeech) {
-      overlap.speechMs += FRAME_MS;
-      overlap.silentMs = 0;
-    } else overlap.silentMs += FRAME_MS;
-    if (backchannels === "interrupt") {
-      // Every stretch of speech long enough stops the agent, "mm-hmm" included.
-      if (overlap.speechMs >= minSpeechMs || !isSpeech) this.overlap = null;
-      if (overlap.speechMs >= minSpeechMs) this.interrupt("speech over the agent");
-      return;
-    }
-    const ended = overlap.silentMs >= OVERLAP_END_MS;
-    const text = overlap.utterance && overlap.utterance === this.caller.current ? this.caller.hypothesis : "";
-    if (ended && !text && overlap.utterance && overlap.silentMs < OVERLAP_VERDICT_WAIT_MS) {
-      // The words are still being recognised (a batch recogniser has no partials): wait for them, audio held.
-      if (overlap.paused) return;
-    }
-    const judged = classifyOverlap({ text, speechMs: overlap.speechMs, ended, sensitivity: this.turns.interruptions.sensitivity });
-    // Held past the wait with no words to judge: the agent goes on rather than stay silent.
-    if (judged.verdict === "pending" && ended && overlap.silentMs >= OVERLAP_VERDICT_WAIT_MS) this.actOnOverlap("backchannel", "no words in time", overlap);
-    else this.actOnOverlap(judged.verdict, judged.reason, overlap, judged.backchannelSoFar);
-  }
-
-  /** A batch recogniser's words for speech over the agent, which was held undecided. */
-  private judgeOverlapWords(text: string): void {
-    const overlap = this.overlap!;
-    const { verdict, reason } = classifyOverlap({ text, speechMs: overlap.speechMs, ended: true, sensitivity: this.turns.interruptions.sensitivity });
-    this.actOnOverlap(verdict === "pending" ? "interruption" : verdict, reason, overlap);
-  }
-
-  private actOnOverlap(verdict: OverlapVerdict, reason: string, overlap: Overlap, backchannelSoFar = false): void {
-    if (verdict === "interruption") {
-      if (overlap.speechMs < this.turns.interruptions.minSpeechMs && !overlap.paused) return;
-      this.overlap = null;
-      this.interrupt(reason);
-      return;
-    }
-    if (verdict === "backchannel") {
-      this.overlap = null;
-      if (overlap.utterance) overlap.utterance.backchannel = true;
-      this.journal.note("backchannel", { reason, resumed: overlap.paused });
-      return; // a held agent resumes at the next tick
-    }
-    // Only backchannel words so far ("mm-hmm" being said): the agent talks on; anything else pauses it.
-    if (!overlap.paused && !backchannelSoFar && this.agentSpeaking && overlap.speechMs >= this.turns.interruptions.minSpeechMs) {
-      // Undecided yet long enough to matter: the caller does not hear the agent over themselves meanwhile.
-      overlap.paused = true;
-      this.leg.clearAudio();
-    }
-  }
-
   private onDigit(digit: string, how: "in-band" | "out-of-band"): void {
     if (this.phase !== "conversing") return;
     this.journal.note("dtmf", { digit, how });
@@ -553,6 +476,16 @@ export class CallSession implements LiveCall {
     this.transcript.add({ role: "caller", text: `[keyed ${digits}]`, start_ms: startMs, end_ms: this.elapsedMs, interrupted: false });
     const now = performance.now();
     this.respondTo({ digits }, { speechEndDetectedAt: now, lastVoiceAt: now, confirmedAt: now });
+  }
+
+  // ---------------------------------------------------------------- speech over the agent
+
+  private onOverlap(action: OverlapAction | null): void {
+    if (!action) return;
+    if (action.type === "interrupt") this.interrupt(action.reason);
+    // The caller does not hear the agent over themselves while the speech is judged.
+    else if (action.type === "pause") this.leg.clearAudio();
+    else this.journal.note("backchannel", { reason: action.reason, resumed: action.resumed });
   }
 
   // ---------------------------------------------------------------- answering machines
@@ -800,7 +733,7 @@ export class CallSession implements LiveCall {
       if (this.ended) return;
     }
     // Held: a reply waiting for its turn to be confirmed, or the agent paused while speech over it is judged.
-    const holding = !!this.responding?.held || !!this.overlap?.paused;
+    const holding = !!this.responding?.held || this.overlap.paused;
     const frame = holding ? null : this.playback.next();
     if (frame) {
       if (!this.agentSpeaking) this.agentSpeaking = true;
@@ -817,7 +750,7 @@ export class CallSession implements LiveCall {
     } else if (this.agentSpeaking && !this.responding) {
       // The turn's audio is all played (and nothing more is coming); speech over it is now the caller's own turn.
       this.agentSpeaking = false;
-      this.overlap = null;
+      this.overlap.close();
       if (this.lastResponse?.kind !== "reminder") this.lastActivityMs = this.elapsedMs;
       this.closeAgentTurn(this.playback.heardText(), false);
       this.takeDecided()?.();
