@@ -113,7 +113,7 @@ function judge(input: EndpointingInput): Judgement {
   if (ws.length === 0) return judgement("unknown", "no words yet");
   if (!ENGLISH.test(input.language)) return judgement("unknown", `no text cues for '${input.language}'`);
   const mark = terminalMark(input.text);
-  const asked = input.agentLast !== null && endsWithQuestion(input.agentLast);
+  const asked = input.agentLast !== null && expectsShortAnswer(input.agentLast);
   const digits = numberBeingRead(ws, input.agentLast !== null && NUMBER_QUESTION.test(input.agentLast));
   if (digits >= 10) return judgement("complete", `${digits} digits: a whole phone number`);
   if (digits > 0) return judgement("unfinished", `digits so far: ${digits}`);
@@ -151,6 +151,18 @@ function clauseMark(text: string): string | null {
   while (i >= 0 && CLOSERS.includes(text[i])) i--;
   return ",;:\u2014".includes(text[i]) && i >= 0 ? text[i] : null;
 }
+
+/**
+ * The agent's last words end with a question a few words answer: yes/no, a choice, a name, a day, a
+ * number ("Which day would suit you?"); not an open one ("How can I help?", "What can I do for you?"),
+ * whose answer is a sentence that may pause anywhere.
+ */
+function expectsShortAnswer(said: string): boolean {
+  if (!endsWithQuestion(said)) return false;
+  const question = said.slice(Math.max(said.lastIndexOf(". "), said.lastIndexOf("! ")) + 1).toLowerCase();
+  return !OPEN_QUESTION.test(question);
+}
+const OPEN_QUESTION = /\bhelp\b|\bdo for you\b|^\s*(?:why|how (?:can|may|could)|what (?:can|could|would you like to)|anything else)\b|\btell me (?:about|more)\b/;
 
 function endsWithQuestion(said: string): boolean {
   let i = said.length - 1;

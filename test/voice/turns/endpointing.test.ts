@@ -145,6 +145,10 @@ describe("text-cue endpointing, cue by cue", () => {
       // After a statement, the same words are no answer: a punctuating recogniser's missing mark counts.
       expect([answer, completeness(answer, { agentLast: "I can help you with that." })]).toEqual([answer, "likely_unfinished"]);
     }
+    // An open question ("How can I help?") is answered by a sentence that may pause anywhere: no short answer expected.
+    for (const open of ["Hello, this is Acme. How can I help?", "What can I do for you today?", "Is there anything else I can help with?"]) {
+      expect([open, completeness("I need it", { agentLast: open })]).toEqual([open, "likely_unfinished"]);
+    }
     // "mm-hmm" is an answer, its "hmm" no trailing hesitation.
     expect(completeness("Mm-hmm.", { agentLast: asked })).toBe("complete");
     expect(completeness("uh-huh", { agentLast: asked, punctuated: false })).toBe("complete");
