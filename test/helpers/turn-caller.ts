@@ -83,6 +83,21 @@ export class CallerTimeline {
     return { segments: [], segmentMs: [] };
   }
 
+  /**
+   * What a batch recogniser (Whisper) writes for an upload of the caller's audio from `fromMs` to
+   * `toMs`: the words of each part said in it, a part cut by the upload's end in proportion to its
+   * speech heard (as the Deepgram fake's interims reveal them), joined as one text.
+   */
+  heardIn(fromMs: number, toMs: number): string {
+    const words: string[] = [];
+    for (const part of this.utterances.flat()) {
+      if (part.endMs <= fromMs || part.startMs >= toMs) continue;
+      const all = part.text.split(/\s+/);
+      words.push(...all.slice(0, Math.round(all.length * Math.min(1, (toMs - part.startMs) / Math.max(1, part.endMs - part.startMs)))));
+    }
+    return words.join(" ");
+  }
+
   /** Every utterance as one 8 kHz WAV of `totalMs` (what baresip plays into the call from its answer). */
   wav(totalMs: number): Uint8Array {
     const pcm = new Int16Array(Math.round((totalMs / 1000) * RATE));
