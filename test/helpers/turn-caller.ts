@@ -7,6 +7,17 @@ import { encodeWav } from "../../src/voice/media/wav-format.ts";
 import type { TimedScript } from "./fake-speech/deepgram.ts";
 import { speech, type Softphone } from "./softphone.ts";
 
+/** What the agents of the turn-taking call tests greet with, and the ten-second reply callers talk over. */
+export const GREETING = "Hello, how can I help?";
+export const LONG_REPLY = "We sell kitchen blenders in three sizes. The small one is for smoothies and soups. The large one crushes ice in seconds. Every model carries a two year warranty, and delivery is free.";
+/** The new agents' turn-taking defaults, spelt out: each test or control changes one thing from here. */
+export const HUMAN_TURN_TAKING = {
+  endpointing_ms: 600,
+  endpointing: { mode: "dynamic", min_delay_ms: 300, max_delay_ms: 2000 },
+  preemptive_generation: true,
+  interruptions: { enabled: true, min_speech_ms: 200, sensitivity: "medium", backchannels: "ignore" },
+};
+
 const RATE = 8000;
 const FRAME = RATE / 50;
 /** Parley's recognition starts this long before the voice (the speech segmenter's pre-roll). */
