@@ -7,6 +7,17 @@ import { encodeWav } from "../../src/voice/media/wav-format.ts";
 import type { TimedScript } from "./fake-speech/deepgram.ts";
 import { speech, type Softphone } from "./softphone.ts";
 
+/** What the agents of the turn-taking call tests greet with, and the ten-second reply callers talk over. */
+export const GREETING = "Hello, how can I help?";
+export const LONG_REPLY = "We sell kitchen blenders in three sizes. The small one is for smoothies and soups. The large one crushes ice in seconds. Every model carries a two year warranty, and delivery is free.";
+/** The new agents' turn-taking defaults, spelt out: each test or control changes one thing from here. */
+export const HUMAN_TURN_TAKING = {
+  endpointing_ms: 600,
+  endpointing: { mode: "dynamic", min_delay_ms: 300, max_delay_ms: 2000 },
+  preemptive_generation: true,
+  interruptions: { enabled: true, min_speech_ms: 200, sensitivity: "medium", backchannels: "ignore" },
+};
+
 const RATE = 8000;
 const FRAME = RATE / 50;
 /** Parley's recognition starts this long before the voice (the speech segmenter's pre-roll). */
@@ -81,6 +92,21 @@ export class CallerTimeline {
       return { segments: rest.map((part) => part.text), segmentMs: rest.map((part, i) => speechMs[i] + (i < rest.length - 1 ? part.pauseAfterMs : TAIL_MS)), speechMs };
     }
     return { segments: [], segmentMs: [] };
+  }
+
+  /**
+   * What a batch recogniser (Whisper) writes for an upload of the caller's audio from `fromMs` to
+   * `toMs`: the words of each part said in it, a part cut by the upload's end in proportion to its
+   * speech heard (as the Deepgram fake's interims reveal them), joined as one text.
+   */
+  heardIn(fromMs: number, toMs: number): string {
+    const words: string[] = [];
+    for (const part of this.utterances.flat()) {
+      if (part.endMs <= fromMs || part.startMs >= toMs) continue;
+      const all = part.text.split(/\s+/);
+      words.push(...all.slice(0, Math.round(all.length * Math.min(1, (toMs - part.startMs) / Math.max(1, part.endMs - part.startMs)))));
+    }
+    return words.join(" ");
   }
 
   /** Every utterance as one 8 kHz WAV of `totalMs` (what baresip plays into the call from its answer). */

@@ -9,22 +9,14 @@ import { startFakeOpenAI } from "../../helpers/fake-openai.ts";
 import { startFakeDeepgram, type DeepgramConnection } from "../../helpers/fake-speech/deepgram.ts";
 import { createKey } from "../../helpers/fixtures.ts";
 import { Softphone } from "../../helpers/softphone.ts";
-import { CallerTimeline, speakInto, utterance, type PlacedPart } from "../../helpers/turn-caller.ts";
+import { CallerTimeline, GREETING, HUMAN_TURN_TAKING, LONG_REPLY, speakInto, utterance, type PlacedPart } from "../../helpers/turn-caller.ts";
 
 /** Softphones still open when the tests are done (one that failed mid-call) hang up before the server stops: it waits for them. */
 const phones: Softphone[] = [];
 afterAll(() => phones.forEach((phone) => phone.close()));
 const { s, calls, stoppers } = conversationFile("turns-human");
 
-const GREETING = "Hello, how can I help?";
-const LONG_REPLY = "We sell kitchen blenders in three sizes. The small one is for smoothies and soups. The large one crushes ice in seconds. Every model carries a two year warranty, and delivery is free.";
-/** The new agents' defaults, spelt out: each test changes one thing from here. */
-const HUMAN = {
-  endpointing_ms: 600,
-  endpointing: { mode: "dynamic", min_delay_ms: 300, max_delay_ms: 2000 },
-  preemptive_generation: true,
-  interruptions: { enabled: true, min_speech_ms: 200, sensitivity: "medium", backchannels: "ignore" },
-};
+const HUMAN = HUMAN_TURN_TAKING;
 
 let key: string;
 let numbers = 0;
