@@ -121,6 +121,11 @@ export class CallerAudio {
     return this.recognition !== null;
   }
 
+  /** The recogniser gives words while the caller speaks (partials); a batch one only at a pause. */
+  get partials(): boolean {
+    return !!this.recognition && !this.recognition.session.transcribeSoFar;
+  }
+
   /** What the recogniser has heard of the current utterance so far. */
   get hypothesis(): string {
     return this.hypothesisText;

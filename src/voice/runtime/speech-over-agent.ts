@@ -22,6 +22,8 @@ export interface CallerView {
   readonly speaking: boolean;
   readonly current: Utterance;
   readonly hypothesis: string;
+  /** Words come while the caller speaks (a streaming recogniser's partials), not only once they pause. */
+  readonly partials: boolean;
 }
 
 interface Overlap {
@@ -87,6 +89,9 @@ export class SpeechOverAgent {
     const text = overlap.utterance && overlap.utterance === this.caller.current ? this.caller.hypothesis : "";
     // The words are still being recognised (a batch recogniser has no partials): wait for them, audio held.
     if (ended && !text && overlap.utterance && overlap.paused && overlap.silentMs < OVERLAP_VERDICT_WAIT_MS) return null;
+    // A batch recogniser has words only at the caller's pause: length alone is no verdict before then (a
+    // slow "mm-hmm" lasts a second); the agent is held meanwhile.
+    if (!text && !ended && !this.caller.partials) return this.act("pending", "no words yet", agentSpeaking);
     const judged = classifyOverlap({ text, speechMs: overlap.speechMs, ended, sensitivity: this.settings.sensitivity });
     // Held past the wait with no words to judge: the agent goes on rather than stay silent.
     if (judged.verdict === "pending" && ended && overlap.silentMs >= OVERLAP_VERDICT_WAIT_MS) return this.act("backchannel", "no words in time", agentSpeaking);
