@@ -1,10 +1,11 @@
 // A call's timeline: status changes, turns, tools, DTMF… in order on one clock (from the answer, as the
-// transcript and the recording count), and each agent turn's latency split into parts that add up.
+// transcript and the recording count), and each agent turn's latency: what the caller waited, the pause
+// the agent chose, whether the reply was prepared during it, and the response's parts.
 import type { Call, CallEvent } from "../../../sdk/ts/src/index.ts";
 import { DataTable } from "../../ui/data-table.tsx";
 import { endReasonText, formatOffset, statusLabel } from "./call-text.ts";
 
-/** The response's parts, in the order they happen: together they make its end-to-end time. */
+/** The response's parts, in the order they happen (a reply prepared at the caller's pause ran them during it). */
 const RESPONSE_PARTS = [
   ["stt_ms", "Speech to text"],
   ["llm_ttft_ms", "Model first token"],
@@ -15,11 +16,26 @@ const RESPONSE_PARTS = [
 const ms = (value: unknown) => (typeof value === "number" ? `${Math.round(value)} ms` : "—");
 const num = (value: unknown) => (typeof value === "number" ? value : null);
 
-/** What the caller waited: the pause the agent listens for, then the response (null when either is unknown). */
+/** What the caller waited: from their last voiced frame to the agent's first sound (older entries: the pause, then the response). */
 function waited(data: Record<string, unknown>): number | null {
+  const perceived = num(data.perceived_ms);
+  if (perceived !== null) return perceived;
   const pause = num(data.endpointing_ms);
   const response = num(data.end_to_end_ms);
   return pause === null || response === null ? null : pause + response;
+}
+
+/** How the reply began: prepared during the pause and played once the turn was confirmed, or after it. */
+function replyStart(data: Record<string, unknown>): string {
+  const wasted = num(data.preemptions_wasted) ?? 0;
+  const dropped = wasted ? ` (${wasted} dropped)` : "";
+  if (data.preemption === "hit") return `during the pause${dropped}`;
+  return data.preemption === undefined ? "—" : `after the pause${dropped}`;
+}
+
+/** The pause and why the agent chose it ("complete: terminal '?'"). */
+function pauseText(data: Record<string, unknown>): string {
+  return typeof data.endpointing === "string" && data.endpointing ? `${ms(data.endpointing_ms)} (${data.endpointing})` : ms(data.endpointing_ms);
 }
 
 /** One line on what an event says (its data, briefly). */
@@ -31,7 +47,7 @@ function describe(event: CallEvent): string {
     case "turn":
       return `${d.role === "agent" ? "Agent" : "Caller"}: ${String(d.text)}`;
     case "latency":
-      return `The caller waited ${ms(waited(d))}: a pause of ${ms(d.endpointing_ms)}, then a response of ${ms(d.end_to_end_ms)}`;
+      return `The caller waited ${ms(waited(d))}: a pause of ${pauseText(d)}, the reply started ${replyStart(d)}, a response of ${ms(d.end_to_end_ms)} after the pause`;
     case "extracted": {
       const fields = Array.isArray(d.fields) ? d.fields.map(String) : [];
       return fields.length ? `Fields filled in: ${fields.join(", ")}` : "No fields to fill in (the agent asks for none)";
@@ -71,10 +87,11 @@ export function Timeline({ events, answeredAfterMs }: { events: CallEvent[]; ans
         <>
           <h3 class="calls-subhead">Latency per turn</h3>
           <p class="hint" id="calls-latency-note">
-            What the caller waited after speaking is the pause before answering (the agent's setting: the silence it waits for, to be sure the caller has finished) plus the response, end to end: from
-            that moment to the agent's first sound. The response is speech to text, the model's first token, the speech's first byte and what Parley itself added, one after the other.
+            What the caller waited runs from their last word to the agent's first sound. The pause before answering is the silence the agent chose to wait, judged from the caller's words (shorter
+            after a finished sentence, longer after "and" or a number being read). A reply started during the pause was prepared meanwhile and played once the caller had surely finished; otherwise
+            the response followed the pause. The response is speech to text, the model's first token, the speech's first byte and what Parley itself added.
           </p>
-          <DataTable caption="Latency of each agent turn" columns={["After the caller said", "Caller waited", "Pause before answering", "Response (end to end)", ...RESPONSE_PARTS.map(([, label]) => label)]}>
+          <DataTable caption="Latency of each agent turn" columns={["After the caller said", "Caller waited", "Pause before answering", "Reply started", "Response (after the pause)", ...RESPONSE_PARTS.map(([, label]) => label)]}>
             {latencies.map((latency, i) => (
               <tr key={i}>
                 <th scope="row" class="calls-quote">{latency.after || "(the greeting)"}</th>
@@ -82,7 +99,8 @@ export function Timeline({ events, answeredAfterMs }: { events: CallEvent[]; ans
                   <span class="calls-e2e">{ms(waited(latency.data))}</span>
                   <meter class="calls-meter" min={0} max={slowest} value={waited(latency.data) ?? 0} aria-label={`Caller waited, turn ${i + 1}`} />
                 </td>
-                <td>{ms(latency.data.endpointing_ms)}</td>
+                <td>{pauseText(latency.data)}</td>
+                <td>{replyStart(latency.data)}</td>
                 <td>{ms(latency.data.end_to_end_ms)}</td>
                 {RESPONSE_PARTS.map(([key]) => (
                   <td key={key}>{ms(latency.data[key])}</td>
