@@ -75,7 +75,24 @@ export class Baresip {
     return `sip:127.0.0.1:${this.sipPort}`;
   }
 
+  /**
+   * A baresip on fresh ports. The ports are free when chosen but another test may take one before
+   * baresip binds it (then it never opens its control port): such a start is retried on new ports.
+   */
   static async start(options: BaresipOptions): Promise<Baresip> {
+    for (let attempt = 1; ; attempt++) {
+      const baresip = await Baresip.launch(options);
+      try {
+        await baresip.connect();
+        return baresip;
+      } catch (error) {
+        baresip.process?.kill(9);
+        if (attempt === 3) throw new Error(`${(error as Error).message} (3 starts); baresip said: ${baresip.output.slice(-2000)}`);
+      }
+    }
+  }
+
+  private static async launch(options: BaresipOptions): Promise<Baresip> {
     const dir = mkdtempSync(join(tmpdir(), "baresip-"));
     const sipPort = await freePort("udp");
     const controlPort = await freePort("tcp");
@@ -105,12 +122,14 @@ export class Baresip {
     baresip.process = spawn(["baresip", "-f", dir], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
     void baresip.collect(baresip.process.stdout as ReadableStream<Uint8Array>);
     void baresip.collect(baresip.process.stderr as ReadableStream<Uint8Array>);
-    await baresip.connect();
     return baresip;
   }
 
   private async connect(): Promise<void> {
-    const deadline = Date.now() + 10_000;
+    // baresip opens it within a second; one that has not in 5 s lost a port to another test.
+    const deadline = Date.now() + 5_000;
+    let exited = false;
+    void this.process?.exited.then(() => (exited = true));
     for (;;) {
       try {
         this.control = await Bun.connect({
@@ -122,7 +141,7 @@ export class Baresip {
         });
         return;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`baresip did not open its control port: ${(error as Error).message}`);
+        if (exited || Date.now() > deadline) throw new Error(`baresip did not open its control port${exited ? " (it exited)" : ""}: ${(error as Error).message}`);
         await Bun.sleep(100);
       }
     }
