@@ -5,7 +5,7 @@ export type IdPrefix =
   | "usr" | "ws" | "mem" | "inv" | "ses" | "key" | "aud" | "req" | "rst"
   | "agent" | "tool" | "call" | "kb" | "src" | "pn" | "wgt" | "cmp" | "sch" | "evt" | "txn" | "job"
   | "prv" | "car" | "whe" | "dlv" | "att" | "chk" | "cht" | "tcl" | "wss" | "led" | "prc"
-  | "msg" | "nls" | "cev" | "demo" | "dver";
+  | "msg" | "nls" | "cev" | "demo" | "dver" | "atest" | "trun" | "tres";
 
 export function newId(prefix: IdPrefix): string {
   return randomBase62(20, `${prefix}_`);

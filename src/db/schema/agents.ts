@@ -21,6 +21,8 @@ export const agentVersions = sqliteTable("agent_versions", {
   config: text("config", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
   createdBy: text("created_by"),
   note: text("note"),
+  /** A draft is saved but not live: calls keep the agent's current version until it is published. */
+  draft: integer("draft", { mode: "boolean" }).notNull().default(false),
   createdAt: integer("created_at").notNull(),
 }, (t) => [uniqueIndex("agent_versions_pk").on(t.agentId, t.version)]);
 

@@ -34,6 +34,8 @@ export const calls = sqliteTable("calls", {
   carrier: text("carrier").notNull(),
   /** The campaign that placed it (campaign figures sum its calls, retries included). */
   campaignId: text("campaign_id"),
+  /** The agent test run that placed it: a test call is not billed, counted in analytics or listed by default. */
+  testRunId: text("test_run_id"),
   status: text("status", { enum: CALL_STATUSES }).notNull(),
   endReason: text("end_reason"),
   variables: text("variables", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
@@ -63,6 +65,7 @@ export const calls = sqliteTable("calls", {
   index("calls_to_number_idx").on(t.workspaceId, t.toNumber, t.createdAt, t.id),
   index("calls_status_idx").on(t.status),
   index("calls_campaign_idx").on(t.campaignId),
+  index("calls_test_run_idx").on(t.testRunId).where(sql`test_run_id IS NOT NULL`),
   // A lost node's live calls, found without reading every call.
   index("calls_node_live_idx").on(t.nodeId).where(sql`status IN ('ringing', 'in_progress')`),
 ]);

@@ -17,3 +17,4 @@ export * from "./money.ts";
 export * from "./front-door.ts";
 export * from "./white-label.ts";
 export * from "./cluster.ts";
+export * from "./agent-tests.ts";

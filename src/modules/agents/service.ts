@@ -27,7 +27,7 @@ export function createAgent(ctx: AppContext, workspaceId: string, input: AgentIn
   const row: repo.AgentRow = { id: newId("agent"), workspaceId, name: config.name, config: storedConfig(config), version: 1, createdAt: now, updatedAt: now };
   const webhookSecret = ctx.sqlite.transaction(() => {
     repo.insertAgent(ctx.db, row);
-    repo.insertVersion(ctx.db, { agentId: row.id, version: 1, workspaceId, name: row.name, config: row.config, createdBy: actor, note: "created", createdAt: now });
+    repo.insertVersion(ctx.db, { agentId: row.id, version: 1, workspaceId, name: row.name, config: row.config, createdBy: actor, note: "created", draft: false, createdAt: now });
     return agentsPorts(ctx).webhook.create(workspaceId, row.id, config.webhook_url, config.webhook_events);
   })();
   return { row, webhookSecret };
@@ -61,7 +61,7 @@ export function updateAgent(ctx: AppContext, workspaceId: string, id: string, ch
   const version = current.version + 1;
   ctx.sqlite.transaction(() => {
     repo.updateAgentRow(ctx.db, workspaceId, id, { name: config.name, config: storedConfig(config), version, updatedAt: now });
-    repo.insertVersion(ctx.db, { agentId: id, version, workspaceId, name: config.name, config: storedConfig(config), createdBy: actor, note, createdAt: now });
+    repo.insertVersion(ctx.db, { agentId: id, version, workspaceId, name: config.name, config: storedConfig(config), createdBy: actor, note, draft: false, createdAt: now });
     agentsPorts(ctx).webhook.update(workspaceId, id, config.webhook_url, config.webhook_events);
   })();
   return getAgent(ctx, workspaceId, id);

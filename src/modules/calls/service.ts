@@ -100,6 +100,7 @@ interface NewCall {
   carrierOptions: Record<string, unknown> | null;
   status: "queued" | "ringing";
   campaignId?: string | null;
+  testRunId?: string | null;
 }
 
 function newCallRow(ctx: AppContext, call: NewCall): CallRow {
@@ -115,6 +116,7 @@ function newCallRow(ctx: AppContext, call: NewCall): CallRow {
     phoneNumberId: call.phoneNumberId,
     carrier: call.carrier,
     campaignId: call.campaignId ?? null,
+    testRunId: call.testRunId ?? null,
     status: call.status,
     endReason: null,
     variables: call.variables,
