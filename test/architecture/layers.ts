@@ -44,6 +44,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["modules/agents/"],
   ["modules/phone-numbers/"],
   ["modules/calls/"],
+  // Agent test suites: they place test calls and judge them, reaching calls, agents and providers through the composition root.
+  ["modules/agent-tests/"],
   ["modules/campaigns/"],
   ["modules/schedules/"],
   ["modules/realtime/"],
