@@ -17,9 +17,16 @@ export interface RunnerDeps {
   /** The call as stored, or null when it is gone (another workspace's call is gone too). */
   readCall(workspaceId: string, callId: string): EndedTestCall | null;
   /** The workspace's language-model connection (OpenAI chat protocol), or null when it does not exist. */
-  languageModel(workspaceId: string, providerId: string): ProviderConnection | null;
+  languageModel(workspaceId: string, providerId: string): LanguageModel | null;
   /** The agent's tools at that version, to match `tool_called` / `tool_mocks` written by name or by id. */
   agentTools(workspaceId: string, agentId: string, agentVersion: number): { id: string; name: string }[];
+}
+
+/** A connection that plays a caller or judges a rubric. */
+export interface LanguageModel {
+  connection: ProviderConnection;
+  /** The connection's `settings.chat_model`, used when the case names no model. */
+  chatModel: string | null;
 }
 
 export interface TestCallRequest {
