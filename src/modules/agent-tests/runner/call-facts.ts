@@ -41,19 +41,21 @@ export function factsOf(call: EndedTestCall, goalReached: boolean | null, tools:
 }
 
 /**
- * Each `latency` note (written as a reply's first audio went out) belongs to the agent turn that
- * began nearest to it: the note has no turn number, the transcript and timeline share the answer as 0.
+ * Each `latency` note is written as a reply's first audio goes out, and the agent's turn it began is
+ * written (a `turn` event) once that turn is over: the note belongs to the first agent turn written
+ * after it. Timeline order, not clock time: the two run on different clocks.
  */
-export function latenciesOf(call: Pick<EndedTestCall, "events" | "transcript" | "answeredOffsetMs">): Static<typeof TurnLatency>[] {
-  const agentStarts = call.transcript.filter((turn) => turn.role === "agent").map((turn) => turn.start_ms);
+export function latenciesOf(call: Pick<EndedTestCall, "events" | "transcript">): Static<typeof TurnLatency>[] {
+  const agentOrdinal = new Map<number, number>();
+  call.transcript.forEach((turn, index) => turn.role === "agent" && agentOrdinal.set(index, agentOrdinal.size));
   const latencies: Static<typeof TurnLatency>[] = [];
+  let waiting: number[] = [];
   for (const event of call.events) {
-    const perceived = event.data.perceived_ms;
-    if (event.type !== "latency" || typeof perceived !== "number" || !agentStarts.length) continue;
-    const atMs = event.offsetMs - (call.answeredOffsetMs ?? 0);
-    let turn = 0;
-    for (let i = 1; i < agentStarts.length; i++) if (Math.abs(agentStarts[i] - atMs) < Math.abs(agentStarts[turn] - atMs)) turn = i;
-    latencies.push({ turn, perceived_ms: perceived });
+    if (event.type === "latency" && typeof event.data.perceived_ms === "number") waiting.push(event.data.perceived_ms);
+    if (event.type !== "turn" || event.data.role !== "agent" || !waiting.length) continue;
+    const turn = agentOrdinal.get(Number(event.data.index));
+    if (turn !== undefined) latencies.push(...waiting.map((perceived) => ({ turn, perceived_ms: perceived })));
+    waiting = [];
   }
   return latencies;
 }

@@ -55,7 +55,10 @@ export interface StartedTestCall {
   done: Promise<void>;
 }
 
-/** One timeline event (`call_events`): `latency` notes carry perceived_ms, `tool_call` ones name/arguments/ok/result. */
+/**
+ * One timeline event (`call_events`): `latency` notes carry perceived_ms, `tool_call` ones
+ * name/arguments/ok/result, `turn` ones role/index (the transcript index).
+ */
 export interface CallTimelineEvent {
   type: string;
   /** Milliseconds since the call was created. */
@@ -73,7 +76,6 @@ export interface EndedTestCall {
   transcript: Static<typeof TranscriptTurn>[];
   /** Null until the finalize job ran. */
   extracted: Record<string, unknown> | null;
-  /** ms from the call's creation to its answer (to put timeline offsets on the transcript's clock); null if never answered. */
-  answeredOffsetMs: number | null;
+  /** Every timeline event, in the order written. */
   events: CallTimelineEvent[];
 }
