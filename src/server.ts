@@ -12,6 +12,10 @@ import { installAgentsPorts } from "./modules/agents/ports.ts";
 import { agentsReferencing, findAgent, findVersion } from "./modules/agents/repo.ts";
 import { installAgentTestsPorts, type CaseRequest } from "./modules/agent-tests/ports.ts";
 import type { CaseVerdict } from "./modules/agent-tests/definition.ts";
+import type { RunnerDeps } from "./modules/agent-tests/runner/deps.ts";
+import { runTestCase } from "./modules/agent-tests/runner/run-case.ts";
+import { toolIdsOf } from "./modules/agent-tests/validate.ts";
+import { readTestCall, startTestCall } from "./modules/calls/test-calls.ts";
 import { runTestRun } from "./modules/agent-tests/orchestrator.ts";
 import { latestRunOf, RUN_ATTEMPTS as TEST_RUN_ATTEMPTS, RUN_JOB as TEST_RUN_JOB } from "./modules/agent-tests/runs.ts";
 import { configOf } from "./modules/agents/models.ts";
@@ -459,7 +463,20 @@ function enginesOfCall(ctx: AppContext, call: { id: string }) {
   return config ? enginesOf(config) : ({ speech: "builtin", llm: "builtin" } as const);
 }
 
-/** The agent test runner, bound to what it reaches (until the runner lands: every case errors saying so). */
-function runCaseWithRunner(_ctx: AppContext, _request: CaseRequest, _signal: AbortSignal): Promise<CaseVerdict> {
-  return Promise.reject(new Error("the agent test runner is not part of this build yet"));
+/** The agent test runner, bound to what it reaches: test calls on this node, the agent's tools at the case's version, the workspace's language models. */
+function runCaseWithRunner(ctx: AppContext, request: CaseRequest, signal: AbortSignal): Promise<CaseVerdict> {
+  const brains = brainServices(ctx);
+  const deps: RunnerDeps = {
+    startTestCall: (call, makeLeg) => startTestCall(ctx, brains, call, makeLeg),
+    readCall: (workspaceId, callId) => readTestCall(ctx, workspaceId, callId),
+    languageModel(workspaceId, providerId) {
+      const row = findProvider(ctx.db, workspaceId, providerId);
+      return row && row.kind === "openai-compatible" ? { connection: connectionOf(ctx, row), chatModel: (row.settings.chat_model as string | undefined) ?? null } : null;
+    },
+    agentTools(workspaceId, agentId, version) {
+      const config = configAtVersion(ctx, workspaceId, agentId, version);
+      return config ? brains.tools(workspaceId, toolIdsOf(config)).map((tool) => ({ id: tool.id, name: tool.name })) : [];
+    },
+  };
+  return runTestCase(deps, { workspaceId: request.workspaceId, agentId: request.agentId, agentVersion: request.version, testRunId: request.runId, definition: request.definition }, signal);
 }

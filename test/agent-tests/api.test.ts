@@ -246,8 +246,13 @@ describe("tenant isolation", () => {
       expect(`${method} ${path} ${res.status} ${res.body?.code}`).toBe(`${method} ${path} 404 not_found`);
       expect(res.text).not.toContain(testCase.id);
     }
-    // A's own key on B's... the case and run are A's still, unchanged.
+    // A's case and run are unchanged: the run goes on to its verdict.
     expect((await server.api.get(`/v1/agents/${agentId}/tests/${testCase.id}`, { token: a.token })).body.description).toBeNull();
+    let status = "queued";
+    for (const deadline = Date.now() + 20_000; ["queued", "running"].includes(status) && Date.now() < deadline; await Bun.sleep(100)) {
+      status = (await server.api.get(`/v1/agents/${agentId}/test-runs/${run.id}`, { token: a.token })).body.status;
+    }
+    expect(status).toBe("passed");
     expect((await server.api.get(`/v1/agents/${agentId}/tests/export`, { token: a.token })).body.tests.map((t: any) => t.name)).not.toContain("by b");
-  });
+  }, 30_000);
 });

@@ -96,7 +96,6 @@ export function readTestCall(ctx: AppContext, workspaceId: string, callId: strin
     transferredTo: call.transferredTo,
     transcript: ((call.transcript as TurnRecord[] | null) ?? []).map((turn) => ({ role: turn.role, text: turn.text, start_ms: turn.start_ms, end_ms: turn.end_ms, interrupted: turn.interrupted })),
     extracted: call.extracted ?? null,
-    answeredOffsetMs: call.answeredAt === null ? null : call.answeredAt - call.createdAt,
     events: callTimeline(ctx, call).map((event) => ({ type: event.type, offsetMs: event.offsetMs, data: event.data as Record<string, unknown> })),
   };
 }
