@@ -38,28 +38,22 @@ async function orderTool(orders: Receiver): Promise<string> {
 }
 
 const lastWords = (body: any): string => body.messages.at(-1).content ?? "";
-const numbers = new Map<string, string>();
-
-/** An agent with a simulated number of its own (test calls arrive on it). */
-async function agentWithNumber(body: Record<string, unknown>): Promise<{ id: string; version: number }> {
+/** An agent, with the version test calls run. */
+async function agentWithVersion(body: Record<string, unknown>): Promise<{ id: string; version: number }> {
   const agent = await calls().createAgent(body);
-  const bought = await calls().post("/v1/phone-numbers/buy", { area_code: "415" });
-  expect(bought.status).toBe(201);
-  expect((await calls().post(`/v1/phone-numbers/${bought.body.id}/assign`, { agent_id: agent.id })).status).toBe(200);
-  numbers.set(agent.id, bought.body.number);
   const read = await s.server.api.get(`/v1/agents/${agent.id}`, { token: s.user.token });
   return { id: agent.id, version: read.body.version };
 }
 
 function run(agent: { id: string; version: number }, definition: TestCaseDefinition, signal = new AbortController().signal) {
-  const deps = runnerDepsOf(s.server.ctx, (agentId) => numbers.get(agentId)!);
+  const deps = runnerDepsOf(s.server.ctx);
   return runTestCase(deps, { workspaceId: s.user.workspaceId, agentId: agent.id, agentVersion: agent.version, testRunId: null, definition }, signal);
 }
 
 const failures = (verdict: Awaited<ReturnType<typeof run>>) => verdict.checks.filter((check) => !check.passed).map((check) => check.detail);
 
 function helpDesk() {
-  return agentWithNumber({
+  return agentWithVersion({
     name: "Help desk",
     first_message: "Hello, this is Acme.",
     brain: {
@@ -116,7 +110,7 @@ describe.concurrent("runTestCase", () => {
   test("keys pressed fill a digits slot; the flow's tool is called for real against its URL; the agent reads its answer", async () => {
     const orders = receiver(() => Response.json({ status: "shipped" }));
     const toolId = await orderTool(orders);
-    const agent = await agentWithNumber({
+    const agent = await agentWithVersion({
       name: "Orders by keypad",
       brain: {
         type: "flow",
@@ -157,7 +151,7 @@ describe.concurrent("runTestCase", () => {
       return { text: ["Goodbye."], toolCalls: [{ name: "end_call", arguments: { reason: "done" } }] };
     });
     const provider = await calls().createProvider(fake.url);
-    const agent = await agentWithNumber({
+    const agent = await agentWithVersion({
       name: "Orders by voice",
       first_message: "Hello, this is Acme.",
       system_prompt: "You are the phone agent of Acme.",
@@ -200,7 +194,7 @@ describe.concurrent("runTestCase", () => {
       return lastWords(body).includes("booked") ? { text: ["Great, thank you. Bye! [GOAL REACHED]"] } : { text: ["My name is Ada."] };
     });
     const provider = await calls().createProvider(model.url);
-    const agent = await agentWithNumber({
+    const agent = await agentWithVersion({
       name: "Bookings",
       first_message: "Hello, this is Acme bookings.",
       brain: {
