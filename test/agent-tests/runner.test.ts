@@ -8,6 +8,10 @@ import { runnerDepsOf } from "../helpers/agent-test-deps.ts";
 import { CALL_TIMEOUT, conversationFile } from "../helpers/call-driver.ts";
 import { startFakeOpenAI, type FakeOpenAI, type ScriptedReply } from "../helpers/fake-openai.ts";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
+import { speech } from "../helpers/softphone.ts";
+import { LONG_REPLY } from "../helpers/turn-caller.ts";
+import { encodeWav } from "../../src/voice/media/wav-format.ts";
+import { pocketsphinxAvailability } from "../../src/voice/speech/builtin/index.ts";
 
 const { s, calls, stoppers } = conversationFile("runner");
 
@@ -280,5 +284,65 @@ describe.concurrent("runTestCase", () => {
     expect(cancel).toMatchObject({ status: "error", error: "the run was canceled" });
     const call = await calls().call(cancel.callId!);
     expect(call.end_reason).toBe("customer_hangup");
+  }, CALL_TIMEOUT);
+
+  test("barge_in: the caller talks over a long question once it is under way; the agent's turn is cut and the call goes on", async () => {
+    const agent = await agentWithVersion({
+      name: "Long winded",
+      brain: {
+        type: "flow",
+        flow: {
+          start: "name",
+          nodes: {
+            name: { type: "ask", text: `${LONG_REPLY} May I have your name?`, slot: { name: "name", type: "string" }, next: "bye" },
+            bye: { type: "end", text: "Thanks {{name}}. Goodbye!" },
+          },
+        },
+      },
+    });
+    const verdict = await run(agent, {
+      name: "cuts in",
+      caller: { type: "script", turns: [{ say: "My name is Ada", barge_in: true, barge_in_after_ms: 1500 }] },
+      expectations: [{ type: "agent_says", turn: 1, contains: "thanks ada" }],
+    });
+    expect(failures(verdict)).toEqual([]);
+    expect(verdict.transcript[0]).toMatchObject({ role: "agent", interrupted: true });
+    expect(verdict.transcript[0].text.length).toBeLessThan(LONG_REPLY.length);
+    // It spoke over the agent, not after it: its words start before the cut turn's audio would have ended.
+    expect(verdict.transcript[1]).toMatchObject({ role: "caller", text: "My name is Ada" });
+    expect(verdict.transcript[1].start_ms).toBeLessThan(verdict.transcript[0].end_ms);
+  }, CALL_TIMEOUT);
+
+  test("channel web with variables; a phone call's from is the caller_number", async () => {
+    const agent = await agentWithVersion({
+      name: "Greeter",
+      brain: { type: "flow", flow: { start: "hello", nodes: { hello: { type: "end", text: "Hello {{customer}}, you called from {{caller_number}}." } } } },
+    });
+    const [web, phone] = await Promise.all([
+      run(agent, { name: "web", channel: "web", variables: { customer: "Grace", caller_number: "nowhere" }, caller: { type: "script", turns: [{ silence_ms: 100 }] }, expectations: [{ type: "agent_says", turn: 0, contains: "hello grace you called from nowhere" }] }),
+      run(agent, { name: "phone", from: "+15550109999", variables: { customer: "Alan" }, caller: { type: "script", turns: [{ silence_ms: 100 }] }, expectations: [{ type: "agent_says", turn: 0, regex: "Alan, you called from \\+15550109999" }] }),
+    ]);
+    expect(failures(web)).toEqual([]);
+    expect(failures(phone)).toEqual([]);
+    expect(await calls().call(web.callId!)).toMatchObject({ direction: "web", from: null });
+    expect(await calls().call(phone.callId!)).toMatchObject({ direction: "inbound", from: "+15550109999" });
+  }, CALL_TIMEOUT);
+
+  const sphinx = pocketsphinxAvailability();
+  test.skipIf(!sphinx.available)("an audio turn (a 16 kHz stereo WAV) is played down the line and heard by the agent's own recogniser", async () => {
+    const agent = await helpDesk();
+    const mono = await speech("My name is Ada", 16_000);
+    const stereo = new Int16Array(mono.length * 2);
+    mono.forEach((sample, i) => (stereo[2 * i] = stereo[2 * i + 1] = sample));
+    const audio = Buffer.from(encodeWav(stereo, { sampleRate: 16_000, channels: 2 })).toString("base64");
+    const verdict = await run(agent, {
+      name: "by ear",
+      caller: { type: "script", turns: [{ audio }] },
+      expectations: [{ type: "agent_says", turn: 1, regex: "^thanks " }],
+    });
+    expect(failures(verdict)).toEqual([]);
+    const engines = (await calls().timeline(verdict.callId!)).find((event) => event.type === "engines")?.data;
+    expect(engines?.stt).toBe("builtin:pocketsphinx");
+    expect(verdict.transcript.filter((turn) => turn.role === "caller").length).toBeGreaterThan(0);
   }, CALL_TIMEOUT);
 });
