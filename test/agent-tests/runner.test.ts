@@ -111,7 +111,7 @@ describe.concurrent("runTestCase", () => {
     expect(failures(verdict)).toEqual(['agent turn 0 said "Hello, this is Acme. May I have your name?"; expected it to contain "welcome to Acme"']);
   }, CALL_TIMEOUT);
 
-  test("keys pressed fill a digits slot; the flow's tool is called for real against its URL; the agent reads its answer", async () => {
+  test("keys pressed (a pause between them) fill a digits slot; the flow's tool is called for real against its URL; the agent reads its answer", async () => {
     const orders = receiver(() => Response.json({ status: "shipped" }));
     const toolId = await orderTool(orders);
     const agent = await agentWithVersion({
@@ -130,7 +130,8 @@ describe.concurrent("runTestCase", () => {
     });
     const verdict = await run(agent, {
       name: "order by keys",
-      caller: { type: "script", turns: [{ dtmf: "4217" }] },
+      // A pause goes on without waiting for the agent: both presses make one entry (keys 1.5 s apart would not).
+      caller: { type: "script", turns: [{ dtmf: "42" }, { pause_ms: 300 }, { dtmf: "17" }] },
       expectations: [
         { type: "tool_called", tool: toolId, arguments: { order: "4217" }, times: 1 },
         { type: "agent_says", turn: 1, contains: "your order is shipped" },
