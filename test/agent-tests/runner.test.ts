@@ -234,6 +234,20 @@ describe.concurrent("runTestCase", () => {
     ]);
   }, CALL_TIMEOUT);
 
+  test("a model-played caller whose model fails: the caller hangs up and the case is an error saying why", async () => {
+    const broken = fakeModel(() => ({ fail: { status: 500, body: "model crashed" } }));
+    const provider = await calls().createProvider(broken.url);
+    const agent = await helpDesk();
+    const verdict = await run(agent, {
+      name: "caller model down",
+      caller: { type: "model", provider_id: provider, persona: "Ada", goal: "Give her name" },
+      expectations: [{ type: "goal_reached" }],
+    });
+    expect(verdict.status).toBe("error");
+    expect(verdict.error).toStartWith("the model-played caller could not go on at its turn 1: the model server answered HTTP 500");
+    expect((await calls().call(verdict.callId!)).end_reason).toBe("customer_hangup");
+  }, CALL_TIMEOUT);
+
   test("a rubric judged by a language model: the judge's pass and fail, with its reason", async () => {
     const judge = fakeModel((body) => {
       const question = lastWords(body);
