@@ -78,6 +78,8 @@ export async function runTestCase(deps: RunnerDeps, request: TestCaseRequest, si
       },
     );
   } catch (error) {
+    // A leg already made would otherwise tick on the media clock for ever.
+    made.line?.hangUpAsCaller();
     if (made.callId) forgetToolMocks(made.callId);
     return errorVerdict(made.callId ?? null, `the test call could not start: ${(error as Error).message}`);
   }
