@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import time
 import warnings
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from . import _resources as generated
 from ._errors import WaitTimeoutError
 
 if TYPE_CHECKING:  # only for annotations: a renamed schema must not break the import
+    from ._client import Parley
     from ._types import Call
 
 #: A call in one of these states has not ended yet.
@@ -44,3 +45,48 @@ class CallsResource(generated.CallsResource):
             if time.monotonic() + interval > deadline:
                 raise WaitTimeoutError(f"call {call_id} is still {call['status']} after waiting {total:g} s in all")
             time.sleep(interval)
+
+
+#: A test run in one of these states has not finished yet.
+UNFINISHED_RUN_STATUSES = frozenset({"queued", "running"})
+
+
+def run_agent_tests(
+    client: Parley,
+    agent_id: str,
+    *,
+    test_ids: Optional[List[str]] = None,
+    cases: Optional[List[Dict[str, Any]]] = None,
+    version: Optional[int] = None,
+    concurrency: Optional[int] = None,
+    on_progress: Optional[Callable[[Dict[str, Any]], None]] = None,
+    max_wait: float = 3600.0,
+    interval: float = 1.0,
+    request_timeout: Optional[float] = None,
+) -> Dict[str, Any]:
+    """Starts a test run of the agent's cases (stored, or `cases` inline) and polls until it has finished.
+
+    Returns the run with every case's `results`; `on_progress(run)` sees it after each poll. Waiting longer
+    than `max_wait` (WaitTimeoutError) or being interrupted cancels the run before raising.
+    """
+    body = {key: value for key, value in {"test_ids": test_ids, "cases": cases, "version": version, "concurrency": concurrency}.items() if value is not None}
+    call = lambda operation, params, payload=None: client._operation(operation, params, payload, query=None, files=None, fields=None, idempotency_key=None, timeout=request_timeout)  # noqa: E731
+    run = call("createAgentTestRun", (agent_id,), body)
+    deadline = time.monotonic() + max_wait
+    try:
+        while True:
+            run = call("getAgentTestRun", (agent_id, run["id"]))
+            if on_progress is not None:
+                on_progress(run)
+            if run["status"] not in UNFINISHED_RUN_STATUSES:
+                return run
+            if time.monotonic() + interval > deadline:
+                raise WaitTimeoutError(f"test run {run['id']} is still {run['status']} after waiting {max_wait:g} s in all; canceled")
+            time.sleep(interval)
+    except BaseException:
+        # Nobody waits for the run any more (Ctrl-C included): its calls stop rather than run on unseen.
+        try:
+            call("cancelAgentTestRun", (agent_id, run["id"]))
+        except Exception:
+            pass
+        raise

@@ -1,0 +1,98 @@
+// What `parley test` prints: a line per finished case while the run goes, then why each failed case failed.
+
+/** The parts of a test run's answer (GET /v1/agents/{id}/test-runs/{run_id}) the CLI reads. */
+export interface RunCheck {
+  index: number;
+  expectation: Record<string, unknown>;
+  passed: boolean;
+  detail: string;
+}
+
+export interface RunTurn {
+  role: "agent" | "caller";
+  text: string;
+  start_ms: number;
+}
+
+export interface RunResult {
+  name: string;
+  status: "queued" | "running" | "passed" | "failed" | "error" | "canceled";
+  call_id: string | null;
+  failures: RunCheck[];
+  transcript: RunTurn[];
+  error: string | null;
+  duration_ms: number | null;
+}
+
+export interface FinishedRun {
+  id: string;
+  agent_version: number;
+  status: string;
+  created_at: string;
+  started_at: string | null;
+  duration_ms: number | null;
+  results: RunResult[];
+}
+
+export const finished = (result: RunResult) => result.status !== "queued" && result.status !== "running";
+
+const MARK: Record<RunResult["status"], string> = { passed: "PASS", failed: "FAIL", error: "ERROR", canceled: "CANCELED", queued: "QUEUED", running: "RUNNING" };
+
+const duration = (ms: number | null) => (ms === null ? "" : ` (${(ms / 1000).toFixed(1)} s)`);
+
+/** `expectation 2 (agent_says contains "open"): <detail>`: which expectation, and what happened. */
+export function checkLine(check: RunCheck): string {
+  const { type, ...rest } = check.expectation;
+  const given = Object.entries(rest)
+    .filter(([key]) => key !== "judge_provider_id")
+    .map(([key, value]) => `${key} ${JSON.stringify(value)}`)
+    .join(", ");
+  return `expectation ${check.index + 1} (${String(type)}${given ? ` ${given}` : ""}): ${check.detail}`;
+}
+
+/** One line per finished case, with the first failure's reason. */
+export function progressLine(result: RunResult, done: number, total: number): string {
+  const why = result.status === "failed" && result.failures[0] ? `: ${checkLine(result.failures[0])}` : result.status === "error" ? `: ${result.error ?? "error"}` : "";
+  return `[${done}/${total}] ${MARK[result.status]} ${result.name}${duration(result.duration_ms)}${why}`;
+}
+
+const turnLine = (turn: RunTurn) => `${turn.role}: ${turn.text}`;
+
+export function transcriptText(transcript: RunTurn[]): string {
+  return transcript.map(turnLine).join("\n");
+}
+
+/**
+ * The transcript lines around where a check looked: the agent turn it names (`turn`, 0-based among
+ * the agent's turns) with a line either side, else the call's last lines.
+ */
+export function transcriptAround(transcript: RunTurn[], check: RunCheck, context = 2): string[] {
+  if (!transcript.length) return ["(no transcript)"];
+  const turn = typeof check.expectation.turn === "number" ? check.expectation.turn : null;
+  const agentLines = transcript.flatMap((t, i) => (t.role === "agent" ? [i] : []));
+  const anchor = turn !== null && turn < agentLines.length ? agentLines[turn] : null;
+  const from = anchor === null ? Math.max(0, transcript.length - 2 * context - 1) : Math.max(0, anchor - context);
+  const to = anchor === null ? transcript.length : Math.min(transcript.length, anchor + context + 1);
+  const lines = transcript.slice(from, to).map((t, i) => `${from + i === anchor ? ">" : " "} ${turnLine(t)}`);
+  if (from > 0) lines.unshift("  …");
+  if (to < transcript.length) lines.push("  …");
+  return lines;
+}
+
+/** The end of the run: each case that did not pass, why, with its call and transcript; then the totals. */
+export function summary(run: FinishedRun, agent: { id: string; name: string }): string {
+  const out: string[] = [];
+  const bad = run.results.filter((r) => r.status !== "passed");
+  for (const result of bad) {
+    out.push("", `${MARK[result.status]} ${result.name}${result.call_id ? ` · call ${result.call_id}` : ""}`);
+    if (result.status === "error") out.push(`  error: ${result.error ?? "unknown"}`);
+    for (const check of result.failures) {
+      out.push(`  ${checkLine(check)}`);
+      out.push(...transcriptAround(result.transcript, check).map((line) => `    ${line}`));
+    }
+  }
+  const count = (status: string) => run.results.filter((r) => r.status === status).length;
+  const totals = [`${count("passed")} passed`, `${count("failed")} failed`, `${count("error")} errors`, `${count("canceled")} canceled`].join(", ");
+  out.push("", `${run.status === "passed" ? "PASSED" : "FAILED"}: ${run.results.length} cases, ${totals}${duration(run.duration_ms)} · ${agent.name} (${agent.id}) version ${run.agent_version} · run ${run.id}`);
+  return out.join("\n") + "\n";
+}
