@@ -1,4 +1,5 @@
-import { checkLine, transcriptText, type FinishedRun, type RunResult } from "./test-report.ts";
+import type { TestResult, TestRunWithResults } from "../sdk/ts/src/index.ts";
+import { checkLine, transcriptText } from "./test-report.ts";
 
 /** Text and attribute values: the five entities, and no character XML 1.0 forbids (control characters). */
 function xml(value: string): string {
@@ -13,7 +14,7 @@ function xml(value: string): string {
 
 const seconds = (ms: number | null | undefined) => ((ms ?? 0) / 1000).toFixed(3);
 
-function testcase(result: RunResult, classname: string): string {
+function testcase(result: TestResult, classname: string): string {
   const open = `    <testcase name="${xml(result.name)}" classname="${xml(classname)}" time="${seconds(result.duration_ms)}">`;
   const body: string[] = [];
   if (result.status === "failed") {
@@ -35,7 +36,7 @@ function testcase(result: RunResult, classname: string): string {
  * The run as JUnit XML, the report format CI systems read (Jenkins, GitLab, GitHub reporters): one
  * testsuite for the run, one testcase per case, classed under the agent.
  */
-export function junitXml(run: FinishedRun, agent: { id: string; name: string }): string {
+export function junitXml(run: TestRunWithResults, agent: { id: string; name: string }): string {
   const results = run.results;
   const count = (status: string) => results.filter((r) => r.status === status).length;
   const failures = count("failed");

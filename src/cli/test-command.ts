@@ -1,10 +1,10 @@
 // `parley test`: runs an agent's test suite on a Parley server (local or remote) over its API, for CI.
 import { readFileSync, writeFileSync } from "node:fs";
 import { OPTIONS } from "../config/options.ts";
-import { APIConnectionError, APIError, APITimeoutError, Parley, ParleyError } from "../sdk/ts/src/index.ts";
+import { APIConnectionError, APIError, APITimeoutError, Parley, ParleyError, type AgentTestCase as TestCase, type TestRunWithResults, type TestSuiteImportRequest } from "../sdk/ts/src/index.ts";
 import type { CommandFlag, ParsedArgs } from "./args.ts";
 import { junitXml } from "./junit.ts";
-import { finished, progressLine, summary, type FinishedRun } from "./test-report.ts";
+import { finished, progressLine, summary } from "./test-report.ts";
 
 const CONNECTION: CommandFlag[] = [
   { name: "server", help: "the Parley server's URL (or PARLEY_SERVER)" },
@@ -74,9 +74,10 @@ function readSuite(file: string): { tests: unknown[]; body: Record<string, unkno
 /** Shows each case as it finishes; on a terminal, a counter line that rewrites itself in between. */
 function progressPrinter(live: boolean) {
   const seen = new Set<number>();
+  const started = Date.now();
   let counter = "";
   return {
-    update(run: FinishedRun & { progress?: { total: number; completed: number; running: number } }) {
+    update(run: TestRunWithResults) {
       if (counter) out("\r\x1b[2K");
       const total = run.results.length;
       run.results.forEach((result, index) => {
@@ -84,7 +85,8 @@ function progressPrinter(live: boolean) {
         seen.add(index);
         out(progressLine(result, seen.size, total) + "\n");
       });
-      counter = live && run.progress ? `${run.progress.completed}/${run.progress.total} done, ${run.progress.running} running…` : "";
+      const { completed, total: all, running, queued } = run.progress;
+      counter = live ? `${completed}/${all} done, ${running} running, ${queued} queued · ${Math.round((Date.now() - started) / 1000)} s` : "";
       if (counter) out(counter);
     },
     end() {
@@ -110,9 +112,9 @@ async function runSuite(args: ParsedArgs): Promise<number> {
   const interrupt = new AbortController();
   const onSignal = () => interrupt.abort(new Error("interrupted: the run was canceled"));
   process.once("SIGINT", onSignal);
-  let run: FinishedRun;
+  let run: TestRunWithResults;
   try {
-    run = await parley.runAgentTests<FinishedRun & { object: string }>(agentId, { test_ids: ids, cases, version, concurrency, signal: interrupt.signal }, (state) => printer.update(state));
+    run = await parley.runAgentTests(agentId, { test_ids: ids, cases: cases as TestCase[] | undefined, version, concurrency, signal: interrupt.signal }, (state) => printer.update(state));
   } finally {
     printer.end();
     process.off("SIGINT", onSignal);
@@ -127,7 +129,7 @@ async function runSuite(args: ParsedArgs): Promise<number> {
 
 async function exportSuite(args: ParsedArgs): Promise<number> {
   const { parley, agentId } = connect(args);
-  const suite = await parley.agents.exportTests(agentId);
+  const suite = await parley.agentTests.exportSuite(agentId);
   const text = JSON.stringify(suite, null, 2) + "\n";
   const file = flag(args, "out");
   if (!file) return out(text), 0;
@@ -141,7 +143,7 @@ async function importSuite(args: ParsedArgs): Promise<number> {
   const file = flag(args, "suite");
   if (!file) throw new UsageError("--suite FILE is needed: the suite file to upload");
   const { body } = readSuite(file);
-  const answer = await parley.agents.importTests(agentId, body as never);
+  const answer = await parley.agentTests.importSuite(agentId, body as unknown as TestSuiteImportRequest);
   out(`${answer.created} cases created, ${answer.updated} updated on ${agentId}\n`);
   return 0;
 }

@@ -1,47 +1,15 @@
 // What `parley test` prints: a line per finished case while the run goes, then why each failed case failed.
 
-/** The parts of a test run's answer (GET /v1/agents/{id}/test-runs/{run_id}) the CLI reads. */
-export interface RunCheck {
-  index: number;
-  expectation: Record<string, unknown>;
-  passed: boolean;
-  detail: string;
-}
+import type { TestCheck, TestResult, TestRunWithResults, TestTranscriptTurn } from "../sdk/ts/src/index.ts";
 
-export interface RunTurn {
-  role: "agent" | "caller";
-  text: string;
-  start_ms: number;
-}
+export const finished = (result: TestResult) => result.status !== "queued" && result.status !== "running";
 
-export interface RunResult {
-  name: string;
-  status: "queued" | "running" | "passed" | "failed" | "error" | "canceled";
-  call_id: string | null;
-  failures: RunCheck[];
-  transcript: RunTurn[];
-  error: string | null;
-  duration_ms: number | null;
-}
-
-export interface FinishedRun {
-  id: string;
-  agent_version: number;
-  status: string;
-  created_at: string;
-  started_at: string | null;
-  duration_ms: number | null;
-  results: RunResult[];
-}
-
-export const finished = (result: RunResult) => result.status !== "queued" && result.status !== "running";
-
-const MARK: Record<RunResult["status"], string> = { passed: "PASS", failed: "FAIL", error: "ERROR", canceled: "CANCELED", queued: "QUEUED", running: "RUNNING" };
+const MARK: Record<TestResult["status"], string> = { passed: "PASS", failed: "FAIL", error: "ERROR", canceled: "CANCELED", queued: "QUEUED", running: "RUNNING" };
 
 const duration = (ms: number | null) => (ms === null ? "" : ` (${(ms / 1000).toFixed(1)} s)`);
 
 /** `expectation 2 (agent_says contains "open"): <detail>`: which expectation, and what happened. */
-export function checkLine(check: RunCheck): string {
+export function checkLine(check: TestCheck): string {
   const { type, ...rest } = check.expectation;
   const given = Object.entries(rest)
     .filter(([key]) => key !== "judge_provider_id")
@@ -51,14 +19,14 @@ export function checkLine(check: RunCheck): string {
 }
 
 /** One line per finished case, with the first failure's reason. */
-export function progressLine(result: RunResult, done: number, total: number): string {
+export function progressLine(result: TestResult, done: number, total: number): string {
   const why = result.status === "failed" && result.failures[0] ? `: ${checkLine(result.failures[0])}` : result.status === "error" ? `: ${result.error ?? "error"}` : "";
   return `[${done}/${total}] ${MARK[result.status]} ${result.name}${duration(result.duration_ms)}${why}`;
 }
 
-const turnLine = (turn: RunTurn) => `${turn.role}: ${turn.text}`;
+const turnLine = (turn: TestTranscriptTurn) => `${turn.role}: ${turn.text}`;
 
-export function transcriptText(transcript: RunTurn[]): string {
+export function transcriptText(transcript: TestTranscriptTurn[]): string {
   return transcript.map(turnLine).join("\n");
 }
 
@@ -66,7 +34,7 @@ export function transcriptText(transcript: RunTurn[]): string {
  * The transcript lines around where a check looked: the agent turn it names (`turn`, 0-based among
  * the agent's turns) with a line either side, else the call's last lines.
  */
-export function transcriptAround(transcript: RunTurn[], check: RunCheck, context = 2): string[] {
+export function transcriptAround(transcript: TestTranscriptTurn[], check: TestCheck, context = 2): string[] {
   if (!transcript.length) return ["(no transcript)"];
   const turn = typeof check.expectation.turn === "number" ? check.expectation.turn : null;
   const agentLines = transcript.flatMap((t, i) => (t.role === "agent" ? [i] : []));
@@ -80,7 +48,7 @@ export function transcriptAround(transcript: RunTurn[], check: RunCheck, context
 }
 
 /** The end of the run: each case that did not pass, why, with its call and transcript; then the totals. */
-export function summary(run: FinishedRun, agent: { id: string; name: string }): string {
+export function summary(run: TestRunWithResults, agent: { id: string; name: string }): string {
   const out: string[] = [];
   const bad = run.results.filter((r) => r.status !== "passed");
   for (const result of bad) {

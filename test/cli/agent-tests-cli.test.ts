@@ -7,7 +7,7 @@ import { createKey, serverWithUser } from "../helpers/fixtures.ts";
 import { FROM_SOURCE, runParley } from "../helpers/process.ts";
 import { tempDirs } from "../helpers/temp-dirs.ts";
 
-const { server, user } = serverWithUser("cli-tests");
+const live = serverWithUser("cli-tests");
 const tempDir = tempDirs("parley-cli-tests-");
 const state = {} as { key: string; agentId: string };
 
@@ -39,13 +39,13 @@ const suiteFile = (tests: unknown[]) => {
 };
 
 async function createAgent(name: string): Promise<string> {
-  const res = await server.api.post("/v1/agents", { name, first_message: "Hello, this is Acme.", brain: { type: "flow", flow: NAME_FLOW } }, { token: user.token });
+  const res = await live.server.api.post("/v1/agents", { name, first_message: "Hello, this is Acme.", brain: { type: "flow", flow: NAME_FLOW } }, { token: live.user.token });
   expect(res.status).toBe(201);
   return res.body.id;
 }
 
 const parleyTest = (args: string[], env: Record<string, string> = {}) =>
-  runParley(FROM_SOURCE, ["test", ...args], { env: { PARLEY_SERVER: server.url, PARLEY_API_KEY: state.key, ...env } });
+  runParley(FROM_SOURCE, ["test", ...args], { env: { PARLEY_SERVER: live.server.url, PARLEY_API_KEY: state.key, ...env } });
 
 interface JunitCase {
   suite: string;
@@ -74,7 +74,7 @@ print(json.dumps(cases))`;
 }
 
 beforeAll(async () => {
-  state.key = (await createKey(server.api, user.token, "write")).secret;
+  state.key = (await createKey(live.server.api, live.user.token, "write")).secret;
   state.agentId = await createAgent("Name taker");
 });
 

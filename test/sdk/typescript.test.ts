@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sdkFiles } from "../../scripts/sdk/files.ts";
-import { AuthenticationError, OPERATIONS, Parley, RateLimitError, verifyWebhook, WebhookVerificationError, isAgentEvent, isWorkspaceEvent } from "../../src/sdk/ts/src/index.ts";
+import { AuthenticationError, OPERATIONS, Parley, RateLimitError, verifyWebhook, WebhookVerificationError, isAgentEvent, isWorkspaceEvent, type AgentTestCase, type TestRunWithResults } from "../../src/sdk/ts/src/index.ts";
 import { ROOT } from "../helpers/process.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
 import { SDK_RATE_LIMIT, type SdkServer, startSdkServer } from "./harness.ts";
@@ -70,13 +70,12 @@ describe("from source, under Bun", () => {
       },
     };
     const agent = await client.agents.create({ name: "Name taker", first_message: "Hello, this is Acme.", brain: { type: "flow", flow } } as never);
-    const one = (name: string, contains: string) => ({ name, caller: { type: "script", turns: [{ say: "My name is Ada" }] }, expectations: [{ type: "agent_says", contains }], timeout_seconds: 30 });
-    const seen: { status: string }[] = [];
+    const one = (name: string, contains: string): AgentTestCase => ({ name, caller: { type: "script", turns: [{ say: "My name is Ada" }] }, expectations: [{ type: "agent_says", contains }], timeout_seconds: 30 });
+    const seen: TestRunWithResults[] = [];
     const run = await client.runAgentTests(agent.id, { cases: [one("thanks Ada", "thanks Ada"), one("speaks French", "bonjour")], intervalMs: 200 }, (state) => seen.push(state));
     expect(run.status).toBe("failed");
-    const results = run.results as { name: string; status: string; failures: { expectation: { contains?: string } }[] }[];
-    expect(results.map((r) => [r.name, r.status])).toEqual([["thanks Ada", "passed"], ["speaks French", "failed"]]);
-    expect(results[1].failures[0].expectation.contains).toBe("bonjour");
+    expect(run.results.map((r) => [r.name, r.status])).toEqual([["thanks Ada", "passed"], ["speaks French", "failed"]]);
+    expect(run.results[1].failures[0].expectation.contains).toBe("bonjour");
     expect(seen.at(-1)).toBe(run);
   }, 60_000);
 

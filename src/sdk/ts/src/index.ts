@@ -1,7 +1,8 @@
 import { ApiClient, type ClientOptions } from "./client.js";
 import type { TokenPair } from "./auth.js";
 import { ParleyResources } from "./generated/root.js";
-import { type AgentTestRunState, runAgentTests, type RunAgentTestsOptions } from "./agent-tests.js";
+import { runAgentTests, type RunAgentTestsOptions } from "./agent-tests.js";
+import type { TestRunWithResults } from "./generated/types.js";
 
 /**
  * The Parley API: `new Parley({ apiKey })` (or `{ email, password }`), then one property per
@@ -29,8 +30,8 @@ export class Parley extends ParleyResources {
    * Runs an agent's test cases (stored, or `cases` given inline) and waits for the run to finish:
    * the run with every case's result. `onProgress` sees the run after each poll.
    */
-  runAgentTests<Run extends AgentTestRunState = AgentTestRunState>(agentId: string, options: RunAgentTestsOptions = {}, onProgress?: (run: Run) => void): Promise<Run> {
-    return runAgentTests(this.api, agentId, options, onProgress);
+  runAgentTests(agentId: string, options: RunAgentTestsOptions = {}, onProgress?: (run: TestRunWithResults) => void): Promise<TestRunWithResults> {
+    return runAgentTests(this.agentTests, agentId, options, onProgress);
   }
 
   /** The session's current tokens (renewed as they expire); null with an API key. */
@@ -46,7 +47,7 @@ export * from "./errors.js";
 export { type Page, PagePromise } from "./pagination.js";
 export type { Uploadable } from "./uploads.js";
 export type { WaitOptions } from "./extensions.js";
-export type { AgentTestRunState, RunAgentTestsOptions } from "./agent-tests.js";
+export type { RunAgentTestsOptions } from "./agent-tests.js";
 export { OPERATIONS } from "./generated/resources.js";
 export type * from "./generated/types.js";
 export { isAgentEvent, isWorkspaceEvent, parseWebhookEvent, verifyWebhook, WebhookVerificationError, type VerifyOptions } from "./webhooks.js";
