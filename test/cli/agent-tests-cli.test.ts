@@ -102,6 +102,14 @@ describe("parley test", () => {
       expect(each.system_out).toContain("caller: My name is Ada");
       expect(each.system_out).toMatch(/agent: Thanks Ada, goodbye/i);
     }
+
+    // --tests picks stored cases by id.
+    const stored = await live.server.api.get(`/v1/agents/${state.agentId}/tests`, { token: live.user.token });
+    const picked = stored.body.data.find((t: { name: string }) => t.name === "asks for the name").id;
+    const one = await parleyTest(["--agent", state.agentId, "--tests", picked]);
+    expect(one.exitCode).toBe(0);
+    expect(one.stdout).toContain("[1/1] PASS asks for the name");
+    expect(one.stdout).not.toContain("thanks Ada and hangs up");
   }, 60_000);
 
   test("an inline suite file whose expectation the agent breaks: exit 1, which expectation and why, and a <failure>", async () => {
