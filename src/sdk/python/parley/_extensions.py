@@ -70,11 +70,11 @@ def run_agent_tests(
     than `max_wait` (WaitTimeoutError) or being interrupted (Ctrl-C) cancels the run before raising.
     """
     body: Any = {key: value for key, value in {"test_ids": test_ids, "cases": cases, "version": version, "concurrency": concurrency}.items() if value is not None}
-    run_id = client.agent_tests.create_run(agent_id, body, timeout=request_timeout)["id"]
+    run_id = client.test_runs.create(agent_id, body, timeout=request_timeout)["id"]
     deadline = time.monotonic() + max_wait
     try:
         while True:
-            run = client.agent_tests.get_run(agent_id, run_id, timeout=request_timeout)
+            run = client.test_runs.get(agent_id, run_id, timeout=request_timeout)
             if on_progress is not None:
                 on_progress(run)
             if run["status"] not in UNFINISHED_RUN_STATUSES:
@@ -85,7 +85,7 @@ def run_agent_tests(
     except BaseException:
         # Nobody waits for the run any more: its calls stop rather than run on unseen.
         try:
-            client.agent_tests.cancel_run(agent_id, run_id, timeout=request_timeout)
+            client.test_runs.cancel(agent_id, run_id, timeout=request_timeout)
         except Exception:
             pass
         raise

@@ -720,7 +720,7 @@ class AgentTestsResource(Resource):
         """
         return self._call("importAgentTests", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
 
-    def from_call(
+    def create_from_call(
         self,
         id: str,
         body: AgentTestFromCallRequest,
@@ -768,7 +768,11 @@ class AgentTestsResource(Resource):
         """
         return self._call("deleteAgentTest", (id, test_id,), timeout=timeout)
 
-    def create_run(
+
+class TestRunsResource(Resource):
+    """`client.test_runs`"""
+
+    def create(
         self,
         id: str,
         body: TestRunRequest,
@@ -782,7 +786,7 @@ class AgentTestsResource(Resource):
         """
         return self._call("createAgentTestRun", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
 
-    def list_runs(
+    def list(
         self,
         id: str,
         *,
@@ -801,14 +805,14 @@ class AgentTestsResource(Resource):
             timeout=timeout,
         )
 
-    def get_run(self, id: str, run_id: str, *, timeout: Optional[float] = None) -> TestRunWithResults:
+    def get(self, id: str, run_id: str, *, timeout: Optional[float] = None) -> TestRunWithResults:
         """Get a test run with each case's result
 
         GET /v1/agents/{id}/test-runs/{run_id}
         """
         return self._call("getAgentTestRun", (id, run_id,), timeout=timeout)
 
-    def cancel_run(
+    def cancel(
         self,
         id: str,
         run_id: str,
@@ -2456,6 +2460,7 @@ class Resources:
     audit_log: AuditLogResource
     agents: AgentsResource
     agent_tests: AgentTestsResource
+    test_runs: TestRunsResource
     tools: ToolsResource
     knowledge_bases: KnowledgeBasesResource
     providers: ProvidersResource
@@ -2487,6 +2492,7 @@ RESOURCE_CLASSES: Dict[str, Type[Resource]] = {
     "audit_log": AuditLogResource,
     "agents": AgentsResource,
     "agent_tests": AgentTestsResource,
+    "test_runs": TestRunsResource,
     "tools": ToolsResource,
     "knowledge_bases": KnowledgeBasesResource,
     "providers": ProvidersResource,
@@ -2556,14 +2562,14 @@ OPERATIONS: Dict[str, Operation] = {
     "listAgentTests": Operation("agent_tests", "list", "GET", "/v1/agents/{id}/tests", "json", True),
     "exportAgentTests": Operation("agent_tests", "export_suite", "GET", "/v1/agents/{id}/tests/export", "json", False),
     "importAgentTests": Operation("agent_tests", "import_suite", "POST", "/v1/agents/{id}/tests/import", "json", False),
-    "createAgentTestFromCall": Operation("agent_tests", "from_call", "POST", "/v1/agents/{id}/tests/from-call", "json", False),
+    "createAgentTestFromCall": Operation("agent_tests", "create_from_call", "POST", "/v1/agents/{id}/tests/from-call", "json", False),
     "getAgentTest": Operation("agent_tests", "get", "GET", "/v1/agents/{id}/tests/{test_id}", "json", False),
     "updateAgentTest": Operation("agent_tests", "update", "PATCH", "/v1/agents/{id}/tests/{test_id}", "json", False),
     "deleteAgentTest": Operation("agent_tests", "delete", "DELETE", "/v1/agents/{id}/tests/{test_id}", "none", False),
-    "createAgentTestRun": Operation("agent_tests", "create_run", "POST", "/v1/agents/{id}/test-runs", "json", False),
-    "listAgentTestRuns": Operation("agent_tests", "list_runs", "GET", "/v1/agents/{id}/test-runs", "json", True),
-    "getAgentTestRun": Operation("agent_tests", "get_run", "GET", "/v1/agents/{id}/test-runs/{run_id}", "json", False),
-    "cancelAgentTestRun": Operation("agent_tests", "cancel_run", "POST", "/v1/agents/{id}/test-runs/{run_id}/cancel", "json", False),
+    "createAgentTestRun": Operation("test_runs", "create", "POST", "/v1/agents/{id}/test-runs", "json", False),
+    "listAgentTestRuns": Operation("test_runs", "list", "GET", "/v1/agents/{id}/test-runs", "json", True),
+    "getAgentTestRun": Operation("test_runs", "get", "GET", "/v1/agents/{id}/test-runs/{run_id}", "json", False),
+    "cancelAgentTestRun": Operation("test_runs", "cancel", "POST", "/v1/agents/{id}/test-runs/{run_id}/cancel", "json", False),
     "listTools": Operation("tools", "list", "GET", "/v1/tools", "json", True),
     "createTool": Operation("tools", "create", "POST", "/v1/tools", "json", False),
     "getTool": Operation("tools", "get", "GET", "/v1/tools/{id}", "json", False),

@@ -1,5 +1,5 @@
 import type { RequestOptions } from "./client.js";
-import type { AgentTestsResource } from "./generated/resources.js";
+import type { TestRunsResource } from "./generated/resources.js";
 import type { TestRunRequest, TestRunWithResults } from "./generated/types.js";
 
 const UNFINISHED = new Set(["queued", "running"]);
@@ -17,13 +17,13 @@ export interface RunAgentTestsOptions extends TestRunRequest, Omit<RequestOption
  * Starts a test run and polls it until it has finished, calling `onProgress` with the run (and its
  * results so far) after each poll. An abort (`signal`) or the wait running out cancels the run.
  */
-export async function runAgentTests(tests: AgentTestsResource, agentId: string, options: RunAgentTestsOptions, onProgress?: (run: TestRunWithResults) => void): Promise<TestRunWithResults> {
+export async function runAgentTests(runs: TestRunsResource, agentId: string, options: RunAgentTestsOptions, onProgress?: (run: TestRunWithResults) => void): Promise<TestRunWithResults> {
   const { test_ids, cases, version, concurrency, maxWaitMs = 3_600_000, intervalMs = 1_000, requestTimeoutMs, ...request } = options;
-  const created = await tests.createRun(agentId, { test_ids, cases, version, concurrency }, { ...request, timeoutMs: requestTimeoutMs });
+  const created = await runs.create(agentId, { test_ids, cases, version, concurrency }, { ...request, timeoutMs: requestTimeoutMs });
   const deadline = Date.now() + maxWaitMs;
   try {
     for (;;) {
-      const run = await tests.getRun(agentId, created.id, { ...request, timeoutMs: requestTimeoutMs });
+      const run = await runs.get(agentId, created.id, { ...request, timeoutMs: requestTimeoutMs });
       onProgress?.(run);
       if (!UNFINISHED.has(run.status)) return run;
       if (Date.now() + intervalMs > deadline) throw new Error(`test run ${run.id} still ${run.status} after waiting ${maxWaitMs} ms in all; canceled`);
@@ -34,7 +34,7 @@ export async function runAgentTests(tests: AgentTestsResource, agentId: string, 
     }
   } catch (error) {
     // Nobody waits for the run any more: its calls stop rather than run on unseen.
-    await tests.cancelRun(agentId, created.id, { ...request, signal: undefined }).catch(() => undefined);
+    await runs.cancel(agentId, created.id, { ...request, signal: undefined }).catch(() => undefined);
     throw error;
   }
 }

@@ -31,7 +31,7 @@ export class Parley extends ParleyResources {
    * the run with every case's result. `onProgress` sees the run after each poll.
    */
   runAgentTests(agentId: string, options: RunAgentTestsOptions = {}, onProgress?: (run: TestRunWithResults) => void): Promise<TestRunWithResults> {
-    return runAgentTests(this.agentTests, agentId, options, onProgress);
+    return runAgentTests(this.testRuns, agentId, options, onProgress);
   }
 
   /** The session's current tokens (renewed as they expire); null with an API key. */

@@ -267,7 +267,7 @@ export class AgentTestsResource {
   }
 
   /** Make a test case from a past call (`POST /v1/agents/{id}/tests/from-call`) */
-  fromCall(id: string, body: T.AgentTestFromCallRequest, options?: RequestOptions): Promise<T.AgentTest> {
+  createFromCall(id: string, body: T.AgentTestFromCallRequest, options?: RequestOptions): Promise<T.AgentTest> {
     return this.client.request({ method: "POST", path: `/v1/agents/${encodeURIComponent(id)}/tests/from-call`, json: body, response: "json" }, options);
   }
 
@@ -285,24 +285,28 @@ export class AgentTestsResource {
   delete(id: string, test_id: string, options?: RequestOptions): Promise<void> {
     return this.client.request({ method: "DELETE", path: `/v1/agents/${encodeURIComponent(id)}/tests/${encodeURIComponent(test_id)}`, response: "none" }, options);
   }
+}
+
+export class TestRunsResource {
+  constructor(protected readonly client: ApiClient) {}
 
   /** Run test cases (`POST /v1/agents/{id}/test-runs`) */
-  createRun(id: string, body?: T.TestRunRequest, options?: RequestOptions): Promise<T.TestRun> {
+  create(id: string, body?: T.TestRunRequest, options?: RequestOptions): Promise<T.TestRun> {
     return this.client.request({ method: "POST", path: `/v1/agents/${encodeURIComponent(id)}/test-runs`, json: body ?? {}, response: "json" }, options);
   }
 
   /** List test runs, newest first (`GET /v1/agents/{id}/test-runs`) */
-  listRuns(id: string, query: T.ListAgentTestRunsQuery = {}, options?: RequestOptions): PagePromise<T.TestRun> {
+  list(id: string, query: T.ListAgentTestRunsQuery = {}, options?: RequestOptions): PagePromise<T.TestRun> {
     return this.client.list({ method: "GET", path: `/v1/agents/${encodeURIComponent(id)}/test-runs`, query, response: "json" }, options);
   }
 
   /** Get a test run with each case's result (`GET /v1/agents/{id}/test-runs/{run_id}`) */
-  getRun(id: string, run_id: string, options?: RequestOptions): Promise<T.TestRunWithResults> {
+  get(id: string, run_id: string, options?: RequestOptions): Promise<T.TestRunWithResults> {
     return this.client.request({ method: "GET", path: `/v1/agents/${encodeURIComponent(id)}/test-runs/${encodeURIComponent(run_id)}`, response: "json" }, options);
   }
 
   /** Cancel a test run (`POST /v1/agents/{id}/test-runs/{run_id}/cancel`) */
-  cancelRun(id: string, run_id: string, options?: RequestOptions): Promise<T.TestRunWithResults> {
+  cancel(id: string, run_id: string, options?: RequestOptions): Promise<T.TestRunWithResults> {
     return this.client.request({ method: "POST", path: `/v1/agents/${encodeURIComponent(id)}/test-runs/${encodeURIComponent(run_id)}/cancel`, response: "json" }, options);
   }
 }
@@ -1072,14 +1076,14 @@ export const OPERATIONS = {
   listAgentTests: { resource: "agentTests", method: "list", httpMethod: "GET", path: "/v1/agents/{id}/tests" },
   exportAgentTests: { resource: "agentTests", method: "exportSuite", httpMethod: "GET", path: "/v1/agents/{id}/tests/export" },
   importAgentTests: { resource: "agentTests", method: "importSuite", httpMethod: "POST", path: "/v1/agents/{id}/tests/import" },
-  createAgentTestFromCall: { resource: "agentTests", method: "fromCall", httpMethod: "POST", path: "/v1/agents/{id}/tests/from-call" },
+  createAgentTestFromCall: { resource: "agentTests", method: "createFromCall", httpMethod: "POST", path: "/v1/agents/{id}/tests/from-call" },
   getAgentTest: { resource: "agentTests", method: "get", httpMethod: "GET", path: "/v1/agents/{id}/tests/{test_id}" },
   updateAgentTest: { resource: "agentTests", method: "update", httpMethod: "PATCH", path: "/v1/agents/{id}/tests/{test_id}" },
   deleteAgentTest: { resource: "agentTests", method: "delete", httpMethod: "DELETE", path: "/v1/agents/{id}/tests/{test_id}" },
-  createAgentTestRun: { resource: "agentTests", method: "createRun", httpMethod: "POST", path: "/v1/agents/{id}/test-runs" },
-  listAgentTestRuns: { resource: "agentTests", method: "listRuns", httpMethod: "GET", path: "/v1/agents/{id}/test-runs" },
-  getAgentTestRun: { resource: "agentTests", method: "getRun", httpMethod: "GET", path: "/v1/agents/{id}/test-runs/{run_id}" },
-  cancelAgentTestRun: { resource: "agentTests", method: "cancelRun", httpMethod: "POST", path: "/v1/agents/{id}/test-runs/{run_id}/cancel" },
+  createAgentTestRun: { resource: "testRuns", method: "create", httpMethod: "POST", path: "/v1/agents/{id}/test-runs" },
+  listAgentTestRuns: { resource: "testRuns", method: "list", httpMethod: "GET", path: "/v1/agents/{id}/test-runs" },
+  getAgentTestRun: { resource: "testRuns", method: "get", httpMethod: "GET", path: "/v1/agents/{id}/test-runs/{run_id}" },
+  cancelAgentTestRun: { resource: "testRuns", method: "cancel", httpMethod: "POST", path: "/v1/agents/{id}/test-runs/{run_id}/cancel" },
   listTools: { resource: "tools", method: "list", httpMethod: "GET", path: "/v1/tools" },
   createTool: { resource: "tools", method: "create", httpMethod: "POST", path: "/v1/tools" },
   getTool: { resource: "tools", method: "get", httpMethod: "GET", path: "/v1/tools/{id}" },

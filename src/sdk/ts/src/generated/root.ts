@@ -2,7 +2,7 @@
 
 import type { ApiClient } from "../client.js";
 import { Calls } from "../extensions.js";
-import { HealthResource, AuthResource, WorkspacesResource, MembersResource, ApiKeysResource, AuditLogResource, AgentsResource, AgentTestsResource, ToolsResource, KnowledgeBasesResource, ProvidersResource, PhoneNumbersResource, CarriersResource, VoicesResource, CampaignsResource, SchedulesResource, RealtimeResource, WidgetsResource, FrontDoorResource, OperatorResource, WebhooksResource, WalletResource, PricingResource, PaymentsResource, AnalyticsResource, WhiteLabelResource, BrandingResource } from "./resources.js";
+import { HealthResource, AuthResource, WorkspacesResource, MembersResource, ApiKeysResource, AuditLogResource, AgentsResource, AgentTestsResource, TestRunsResource, ToolsResource, KnowledgeBasesResource, ProvidersResource, PhoneNumbersResource, CarriersResource, VoicesResource, CampaignsResource, SchedulesResource, RealtimeResource, WidgetsResource, FrontDoorResource, OperatorResource, WebhooksResource, WalletResource, PricingResource, PaymentsResource, AnalyticsResource, WhiteLabelResource, BrandingResource } from "./resources.js";
 
 /** One property per resource of the API. */
 export class ParleyResources {
@@ -14,6 +14,7 @@ export class ParleyResources {
   readonly auditLog: AuditLogResource;
   readonly agents: AgentsResource;
   readonly agentTests: AgentTestsResource;
+  readonly testRuns: TestRunsResource;
   readonly tools: ToolsResource;
   readonly knowledgeBases: KnowledgeBasesResource;
   readonly providers: ProvidersResource;
@@ -44,6 +45,7 @@ export class ParleyResources {
     this.auditLog = new AuditLogResource(api);
     this.agents = new AgentsResource(api);
     this.agentTests = new AgentTestsResource(api);
+    this.testRuns = new TestRunsResource(api);
     this.tools = new ToolsResource(api);
     this.knowledgeBases = new KnowledgeBasesResource(api);
     this.providers = new ProvidersResource(api);

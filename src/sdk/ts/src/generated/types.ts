@@ -3461,7 +3461,7 @@ export interface ListAgentTestsQuery {
   cursor?: string;
 }
 
-/** Query parameters of agentTests.listRuns */
+/** Query parameters of testRuns.list */
 export interface ListAgentTestRunsQuery {
   /** Page size (1-100, default 20) */
   limit?: number;
