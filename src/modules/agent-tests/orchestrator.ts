@@ -55,6 +55,10 @@ export async function runTestRun(ctx: AppContext, job: RunningJob<{ run_id: stri
   finishRun(ctx, start.id, () => job.complete());
 }
 
+function whenAborted(signal: AbortSignal): Promise<null> {
+  return new Promise((resolve) => (signal.aborted ? resolve(null) : signal.addEventListener("abort", () => resolve(null), { once: true })));
+}
+
 /** One case: its call through the runner, then its result written (canceled when its run was). */
 async function runOne(ctx: AppContext, run: RunRow, result: ResultRow, runSignal: AbortSignal, jobSignal: AbortSignal): Promise<void> {
   const definition = result.definition as unknown as TestCaseDefinition;
@@ -63,16 +67,18 @@ async function runOne(ctx: AppContext, run: RunRow, result: ResultRow, runSignal
   runSignal.addEventListener("abort", stop);
   const timeoutMs = (definition.timeout_seconds ?? 120) * 1000 + TIMEOUT_GRACE_MS;
   const timer = setTimeout(stop, timeoutMs);
-  let verdict: CaseVerdict;
+  let verdict: CaseVerdict | null;
   try {
-    verdict = await agentTestsPorts(ctx).runCase({ workspaceId: run.workspaceId, agentId: run.agentId, version: run.agentVersion, runId: run.id, resultId: result.id, definition }, caseAbort.signal);
+    const verdictOf = agentTestsPorts(ctx).runCase({ workspaceId: run.workspaceId, agentId: run.agentId, version: run.agentVersion, runId: run.id, resultId: result.id, definition }, caseAbort.signal);
+    // A node stopping does not wait for its cases to wind down: their calls end with the node, and the case runs again.
+    verdict = await Promise.race([verdictOf, whenAborted(jobSignal)]);
   } catch (error) {
     verdict = { status: "error", callId: null, checks: [], transcript: [], latencies: [], error: (error as Error).message };
   } finally {
     clearTimeout(timer);
     runSignal.removeEventListener("abort", stop);
   }
-  if (jobSignal.aborted) return;
+  if (!verdict || jobSignal.aborted) return;
   ctx.sqlite.transaction(() => {
     const canceled = repo.runById(ctx.db, run.id)?.status === "canceled";
     const now = ctx.clock.now();
