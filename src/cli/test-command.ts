@@ -158,7 +158,8 @@ export async function testCommand(command: keyof typeof TEST_FLAGS, args: Parsed
     if (error instanceof APIError) {
       // The server's problem+json: its detail, and each field it names.
       fail(`${error.status} ${error.code}: ${error.detail}`);
-      for (const field of error.errors) process.stderr.write(`  ${field.field}: ${field.message}\n`);
+      const fields = error.errors.map((field) => `${field.field}: ${field.message}`).filter((line) => !error.detail.includes(line));
+      for (const line of fields) process.stderr.write(`  ${line}\n`);
     } else if (error instanceof APIConnectionError || error instanceof APITimeoutError) fail(`the server did not answer: ${error.message}`);
     else if (error instanceof UsageError || error instanceof ParleyError) fail(error.message);
     else fail((error as Error)?.message ?? String(error));
