@@ -78,7 +78,8 @@ beforeAll(async () => {
   state.agentId = await createAgent("Name taker");
 });
 
-describe("parley test", () => {
+// Independent of each other (each test its own agent or read-only use of the shared one): run at once, as most of their time is calls.
+describe.concurrent("parley test", () => {
   test("imports a suite, runs the stored cases: exit 0, a line per case, and a JUnit report a JUnit consumer reads", async () => {
     const imported = await parleyTest(["import", "--agent", state.agentId, "--suite", suiteFile(PASSING)]);
     expect(imported.stderr).toBe("");
@@ -137,12 +138,28 @@ describe("parley test", () => {
     expect(cases.find((c) => c.name === "asks for the name")!.results).toEqual([]);
   }, 60_000);
 
+  test("--version runs the suite against a draft before it is live", async () => {
+    const agentId = await createAgent("Drafted");
+    const draft = await live.server.api.post(`/v1/agents/${agentId}/versions`, { first_message: "Bonjour, this is Acme." }, { token: live.user.token });
+    expect(draft.status).toBe(201);
+    const greets = suiteFile([caseNamed("greets in French", [{ type: "agent_says", turn: 0, contains: "bonjour" }])]);
+    const onDraft = await parleyTest(["--agent", agentId, "--suite", greets, "--version", String(draft.body.version)]);
+    expect(onDraft.stdout).toContain(`version ${draft.body.version}`);
+    expect(onDraft.exitCode).toBe(0);
+    const onLive = await parleyTest(["--agent", agentId, "--suite", greets]);
+    expect(onLive.exitCode).toBe(1);
+    expect(onLive.stdout).toMatch(/FAIL greets in French.*expectation 1 \(agent_says turn 0, contains "bonjour"\)/);
+  }, 60_000);
+
   test("export then import: the suite file carries the cases to another agent unchanged", async () => {
+    const source = await createAgent("Name taker to export");
+    const stored = await live.server.api.post(`/v1/agents/${source}/tests/import`, { tests: PASSING }, { token: live.user.token });
+    expect(stored.body).toMatchObject({ created: 2, updated: 0 });
     const file = join(tempDir(), "exported.json");
-    const exported = await parleyTest(["export", "--agent", state.agentId, "--out", file]);
+    const exported = await parleyTest(["export", "--agent", source, "--out", file]);
     expect(exported.exitCode).toBe(0);
     const suite = JSON.parse(readFileSync(file, "utf8"));
-    expect(suite).toMatchObject({ object: "test_suite", version: 1, agent_id: state.agentId });
+    expect(suite).toMatchObject({ object: "test_suite", version: 1, agent_id: source });
     expect(suite.tests.map((t: { name: string }) => t.name).sort()).toEqual(["asks for the name", "thanks Ada and hangs up"]);
 
     const other = await createAgent("Name taker copy");
