@@ -4,7 +4,7 @@ import { OPTIONS } from "../config/options.ts";
 import { APIConnectionError, APIError, APITimeoutError, Parley, ParleyError, type AgentTestCase as TestCase, type TestRunWithResults, type TestSuiteImportRequest } from "../sdk/ts/src/index.ts";
 import type { CommandFlag, ParsedArgs } from "./args.ts";
 import { junitXml } from "./junit.ts";
-import { finished, progressLine, summary } from "./test-report.ts";
+import { cases, finished, progressLine, summary } from "./test-report.ts";
 
 const CONNECTION: CommandFlag[] = [
   { name: "server", help: "the Parley server's URL (or PARLEY_SERVER)" },
@@ -101,12 +101,12 @@ async function runSuite(args: ParsedArgs): Promise<number> {
   const suite = flag(args, "suite");
   const ids = flag(args, "tests")?.split(",").map((id) => id.trim()).filter(Boolean);
   if (suite && ids) throw new UsageError("--tests picks stored cases; with --suite the file's cases run (pass one or the other)");
-  const cases = suite ? readSuite(suite).tests : undefined;
+  const inline = suite ? readSuite(suite).tests : undefined;
   const version = wholeNumber(args, "version", 1, 1_000_000);
   const concurrency = wholeNumber(args, "concurrency", 1, 16);
   const junit = flag(args, "junit");
   const agent = await parley.agents.get(agentId);
-  out(`Testing ${agent.name} (${agent.id}) version ${version ?? agent.version} on ${parley.baseUrl}: ${cases ? `${cases.length} cases from ${suite}` : ids ? `${ids.length} stored cases` : "its stored cases"}\n`);
+  out(`Testing ${agent.name} (${agent.id}) version ${version ?? agent.version} on ${parley.baseUrl}: ${inline ? `${cases(inline.length)} from ${suite}` : ids ? `${cases(ids.length)} picked` : "its stored cases"}\n`);
   const printer = progressPrinter(Boolean(process.stdout.isTTY));
   // Ctrl-C stops waiting, and the run is canceled so its calls do not go on unseen.
   const interrupt = new AbortController();
@@ -114,7 +114,7 @@ async function runSuite(args: ParsedArgs): Promise<number> {
   process.once("SIGINT", onSignal);
   let run: TestRunWithResults;
   try {
-    run = await parley.runAgentTests(agentId, { test_ids: ids, cases: cases as TestCase[] | undefined, version, concurrency, signal: interrupt.signal }, (state) => printer.update(state));
+    run = await parley.runAgentTests(agentId, { test_ids: ids, cases: inline as TestCase[] | undefined, version, concurrency, signal: interrupt.signal }, (state) => printer.update(state));
   } finally {
     printer.end();
     process.off("SIGINT", onSignal);
@@ -134,7 +134,7 @@ async function exportSuite(args: ParsedArgs): Promise<number> {
   const file = flag(args, "out");
   if (!file) return out(text), 0;
   writeFileSync(file, text);
-  process.stderr.write(`${suite.tests.length} cases written to ${file}\n`);
+  process.stderr.write(`${cases(suite.tests.length)} written to ${file}\n`);
   return 0;
 }
 

@@ -2,6 +2,9 @@
 
 import type { TestCheck, TestResult, TestRunWithResults, TestTranscriptTurn } from "../sdk/ts/src/index.ts";
 
+/** `1 case`, `3 cases`. */
+export const cases = (n: number) => `${n} case${n === 1 ? "" : "s"}`;
+
 export const finished = (result: TestResult) => result.status !== "queued" && result.status !== "running";
 
 const MARK: Record<TestResult["status"], string> = { passed: "PASS", failed: "FAIL", error: "ERROR", canceled: "CANCELED", queued: "QUEUED", running: "RUNNING" };
@@ -60,7 +63,7 @@ export function summary(run: TestRunWithResults, agent: { id: string; name: stri
     }
   }
   const count = (status: string) => run.results.filter((r) => r.status === status).length;
-  const totals = [`${count("passed")} passed`, `${count("failed")} failed`, `${count("error")} errors`, `${count("canceled")} canceled`].join(", ");
-  out.push("", `${run.status === "passed" ? "PASSED" : "FAILED"}: ${run.results.length} cases, ${totals}${duration(run.duration_ms)} · ${agent.name} (${agent.id}) version ${run.agent_version} · run ${run.id}`);
+  const totals = [`${count("passed")} passed`, `${count("failed")} failed`, `${count("error")} errored`, `${count("canceled")} canceled`].join(", ");
+  out.push("", `${run.status === "passed" ? "PASSED" : "FAILED"}: ${cases(run.results.length)}, ${totals}${duration(run.duration_ms)} · ${agent.name} (${agent.id}) version ${run.agent_version} · run ${run.id}`);
   return out.join("\n") + "\n";
 }

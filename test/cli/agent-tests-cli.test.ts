@@ -92,7 +92,7 @@ describe.concurrent("parley test", () => {
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toMatch(/\[\d\/2\] PASS asks for the name/);
     expect(run.stdout).toMatch(/\[\d\/2\] PASS thanks Ada and hangs up/);
-    expect(run.stdout).toMatch(/PASSED: 2 cases, 2 passed, 0 failed, 0 errors, 0 canceled/);
+    expect(run.stdout).toMatch(/PASSED: 2 cases, 2 passed, 0 failed, 0 errored, 0 canceled/);
 
     const cases = await junitCases(junit);
     expect(cases.map((c) => c.name).sort()).toEqual(["asks for the name", "thanks Ada and hangs up"]);
