@@ -15,7 +15,8 @@ let agentId: string;
 let toolId: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // Live calls are charged every second: a test call that were metered would be charged, and cut off by the empty wallet.
+  server = await startTestServer({ settings: { settlementSeconds: "1" } });
   receiver = startReceiver();
   operator = await registerOperator(server);
   // Speech is priced: a real call of this tenant (with an empty wallet) would be refused, and one that ran would be charged.

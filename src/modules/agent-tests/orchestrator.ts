@@ -6,7 +6,7 @@ import { resultDiff } from "./diff.ts";
 import type { ResultRow, RunRow } from "./models.ts";
 import { agentTestsPorts } from "./ports.ts";
 import * as repo from "./repo.ts";
-import { finishRun, liveRunsOf } from "./runs.ts";
+import { abandonRun, finishRun, liveRunsOf } from "./runs.ts";
 
 /** How often a running run looks whether it was canceled (through another node, or while this one was busy). */
 const CANCEL_POLL_MS = 1000;
@@ -34,8 +34,13 @@ export async function runTestRun(ctx: AppContext, job: RunningJob<{ run_id: stri
   job.signal.addEventListener("abort", stop);
   liveRunsOf(ctx).set(start.id, abort);
   const watch = setInterval(() => {
-    if (repo.runById(ctx.db, start.id)?.status !== "running") abort.abort();
+    try {
+      if (repo.runById(ctx.db, start.id)?.status !== "running") abort.abort();
+    } catch {
+      // The database is away for a moment: the next look tells.
+    }
   }, CANCEL_POLL_MS);
+  let failure: unknown = null;
   try {
     const worker = async () => {
       while (!abort.signal.aborted) {
@@ -44,7 +49,9 @@ export async function runTestRun(ctx: AppContext, job: RunningJob<{ run_id: stri
         await runOne(ctx, start, result, abort.signal, job.signal);
       }
     };
-    await Promise.all(Array.from({ length: start.concurrency }, worker));
+    // A worker that fails (the database refused a write) stops the others, which wind their calls down first.
+    const outcomes = await Promise.allSettled(Array.from({ length: start.concurrency }, () => worker().catch((error) => (abort.abort(), Promise.reject(error)))));
+    failure = outcomes.find((outcome) => outcome.status === "rejected")?.reason ?? null;
   } finally {
     clearInterval(watch);
     job.signal.removeEventListener("abort", stop);
@@ -52,6 +59,12 @@ export async function runTestRun(ctx: AppContext, job: RunningJob<{ run_id: stri
   }
   // The node is stopping (or lost the job): the cases left running are taken up again by the next attempt.
   if (job.signal.aborted) throw new JobSnooze(ctx.clock.now(), "the node stopped during the run; its unfinished cases run again");
+  if (failure) {
+    // Retried (its unfinished cases queued again) until the last attempt, which gives them up as errors: a run always ends.
+    if (job.attempt < job.maxAttempts) throw failure;
+    abandonRun(ctx, start.id, `the run could not go on: ${(failure as Error).message}`, () => job.complete());
+    return;
+  }
   finishRun(ctx, start.id, () => job.complete());
 }
 
