@@ -4,6 +4,7 @@ import { parseArgs, type CommandFlag } from "./cli/args.ts";
 import { backup, keyCreate, migrate, restore, serve, userCreate, version } from "./cli/commands.ts";
 import { dbCopy } from "./cli/db-copy.ts";
 import { helpText } from "./cli/help.ts";
+import { TEST_FLAGS, testCommand } from "./cli/test-command.ts";
 import { ConfigError } from "./config/config.ts";
 import { MigrationError } from "./db/migrate.ts";
 import { ApiError } from "./http/errors.ts";
@@ -34,6 +35,7 @@ const COMMAND_FLAGS: Record<string, CommandFlag[]> = {
     { name: "name", help: "a label" },
     { name: "mode", help: "live or test" },
   ],
+  ...TEST_FLAGS,
 };
 
 async function main(argv: string[]): Promise<void> {
@@ -60,6 +62,11 @@ async function main(argv: string[]): Promise<void> {
     case "db copy": return dbCopy(args);
     case "user create": return userCreate(args);
     case "key create": return keyCreate(args);
+    case "test":
+    case "test export":
+    case "test import":
+      process.exitCode = await testCommand(command, args);
+      return;
   }
 }
 

@@ -108,7 +108,21 @@ function union(types: string[]): string {
 }
 
 function wrap(type: string): string {
-  return /[|&]/.test(type) && !/^[{(]/.test(type) ? `(${type})` : type;
+  return joinedAtTopLevel(type) ? `(${type})` : type;
+}
+
+/** Whether `|` or `&` joins the type at its top level (`{…} | {…}` does), outside braces, strings and comments. */
+function joinedAtTopLevel(type: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < type.length; i++) {
+    const c = type[i];
+    if (c === "/" && type[i + 1] === "*") i = type.indexOf("*/", i + 2) + 1;
+    else if (c === '"') while (type[++i] !== '"') i += type[i] === "\\" ? 1 : 0;
+    else if ("{([<".includes(c)) depth++;
+    else if ("})]>".includes(c)) depth--;
+    else if (depth === 0 && (c === "|" || c === "&")) return true;
+  }
+  return false;
 }
 
 // ---- resources ------------------------------------------------------------------------------

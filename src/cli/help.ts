@@ -18,6 +18,15 @@ Commands:
                                      create a user with their own workspace (--operator: in the operator workspace)
   key create --workspace W --scope S [--name N] [--mode live|test]
                                      create an API key (scope: read-only, write, admin); prints the secret once
+  test --server URL --key KEY --agent A [--suite FILE] [--junit FILE] [--version N] [--concurrency N] [--tests ID,…]
+                                     run the agent's test suite on a server (its stored cases, or a suite file's), show
+                                     each case as it finishes and why a case failed; --junit writes JUnit XML for CI.
+                                     Exit 0: all passed, 1: a case failed, 2: the run could not start (PARLEY_SERVER,
+                                     PARLEY_API_KEY stand in for --server, --key)
+  test export --server URL --key KEY --agent A [--out FILE]
+                                     write the agent's stored cases as a suite file (JSON)
+  test import --server URL --key KEY --agent A --suite FILE
+                                     create or update the agent's cases from a suite file (matched by name)
   help                               this text
 
 Settings (flag, environment variable; flags win):

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sdkFiles } from "../../scripts/sdk/files.ts";
-import { AuthenticationError, OPERATIONS, Parley, RateLimitError, verifyWebhook, WebhookVerificationError, isAgentEvent, isWorkspaceEvent } from "../../src/sdk/ts/src/index.ts";
+import { AuthenticationError, OPERATIONS, Parley, RateLimitError, verifyWebhook, WebhookVerificationError, isAgentEvent, isWorkspaceEvent, type AgentTestCase, type TestRunWithResults } from "../../src/sdk/ts/src/index.ts";
 import { ROOT } from "../helpers/process.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
 import { SDK_RATE_LIMIT, type SdkServer, startSdkServer } from "./harness.ts";
@@ -58,6 +58,26 @@ describe("from source, under Bun", () => {
     const out = await journey(process.execPath, SOURCE, server);
     expect(out).toContain("journey complete");
   }, 180_000);
+
+  test("runAgentTests starts a run, reports progress as cases finish, and returns every verdict", async () => {
+    const { email, password } = await person(server, "agent-tests");
+    const client = new Parley({ baseUrl: server.url, email, password });
+    const flow = {
+      start: "name",
+      nodes: {
+        name: { type: "ask", text: "May I have your name?", slot: { name: "name", type: "string" }, next: "bye" },
+        bye: { type: "end", text: "Thanks {{name}}, goodbye." },
+      },
+    };
+    const agent = await client.agents.create({ name: "Name taker", first_message: "Hello, this is Acme.", brain: { type: "flow", flow } } as never);
+    const one = (name: string, contains: string): AgentTestCase => ({ name, caller: { type: "script", turns: [{ say: "My name is Ada" }] }, expectations: [{ type: "agent_says", contains }], timeout_seconds: 30 });
+    const seen: TestRunWithResults[] = [];
+    const run = await client.runAgentTests(agent.id, { cases: [one("thanks Ada", "thanks Ada"), one("speaks French", "bonjour")], intervalMs: 200 }, (state) => seen.push(state));
+    expect(run.status).toBe("failed");
+    expect(run.results.map((r) => [r.name, r.status])).toEqual([["thanks Ada", "passed"], ["speaks French", "failed"]]);
+    expect(run.results[1].failures[0].expectation.contains).toBe("bonjour");
+    expect(seen.at(-1)).toBe(run);
+  }, 60_000);
 
   test("an expired access token is renewed once for many concurrent calls, transparently", async () => {
     const counts = new Map<string, number>();

@@ -213,4 +213,11 @@ nameSchemas({
   TestSuiteImportRequest: SuiteImport,
   TestSuiteImportResult: ImportResult,
   AgentTestFromCallRequest: FromCall,
+  // The parts every case, suite and result repeats: one type each in the client libraries.
+  TestCaller,
+  TestExpectation: Expectation,
+  TestToolMock: ToolMock,
+  TestCheck: Check,
+  TestTranscriptTurn: TranscriptTurn,
+  TestTurnLatency: TurnLatency,
 });

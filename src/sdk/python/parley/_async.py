@@ -65,5 +65,9 @@ class AsyncParley:
     def tokens(self) -> TokenPair:
         return self.sync.tokens
 
+    async def run_agent_tests(self, agent_id: str, **options: Any) -> Any:
+        """`Parley.run_agent_tests` in a thread: the run with its results once it has finished."""
+        return await asyncio.to_thread(self.sync.run_agent_tests, agent_id, **options)
+
     def __getattr__(self, name: str) -> Any:  # resources are set in __init__; this only serves type checkers' Any
         raise AttributeError(name)

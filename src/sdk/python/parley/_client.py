@@ -10,7 +10,7 @@ import uuid
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ._auth import Session, TokenPair, TokenStore
-from ._extensions import CallsResource
+from ._extensions import CallsResource, run_agent_tests
 from ._errors import APIConnectionError, AuthenticationError, error_for, parse_retry_after
 from ._files import encode_multipart
 from ._pagination import Page
@@ -71,6 +71,9 @@ class Parley(Resources):
     def tokens(self) -> TokenPair:
         """The current access and refresh token (they change on every refresh)."""
         return self._session.tokens
+
+    #: `client.run_agent_tests(agent_id, cases=..., on_progress=...)`: a test run, once it has finished.
+    run_agent_tests = run_agent_tests
 
     def __repr__(self) -> str:
         return f"Parley(base_url={self.base_url!r})"

@@ -19,19 +19,6 @@ __all__ = [
     "AgentDraftVersionRequest",
     "AgentList",
     "AgentPublishRequest",
-    "AgentTestCallerScriptTurnsItem",
-    "AgentTestCallerScript",
-    "AgentTestCallerModel",
-    "AgentTestToolMocksItem",
-    "AgentTestExpectationsItemAgentSays",
-    "AgentTestExpectationsItemToolCalled",
-    "AgentTestExpectationsItemExtracted",
-    "AgentTestExpectationsItemEnded",
-    "AgentTestExpectationsItemTransferred",
-    "AgentTestExpectationsItemMaxTurns",
-    "AgentTestExpectationsItemLatency",
-    "AgentTestExpectationsItemMaxSilence",
-    "AgentTestExpectationsItemGoalReached",
     "AgentTest",
     "AgentTestCase",
     "AgentTestFromCallRequest",
@@ -249,9 +236,22 @@ __all__ = [
     "TenantUsage30d",
     "Tenant",
     "TenantList",
+    "TestCallerScriptTurnsItem",
+    "TestCallerScript",
+    "TestCallerModel",
+    "TestCaller",
+    "TestCheck",
+    "TestExpectationAgentSays",
+    "TestExpectationToolCalled",
+    "TestExpectationExtracted",
+    "TestExpectationEnded",
+    "TestExpectationTransferred",
+    "TestExpectationMaxTurns",
+    "TestExpectationLatency",
+    "TestExpectationMaxSilence",
+    "TestExpectationGoalReached",
+    "TestExpectation",
     "TestFunctionRequest",
-    "TestResultChecksItem",
-    "TestResultLatenciesItem",
     "TestResult",
     "TestResultDiffTurnsItem",
     "TestResultDiff",
@@ -265,6 +265,9 @@ __all__ = [
     "TestSuite",
     "TestSuiteImportRequest",
     "TestSuiteImportResult",
+    "TestToolMock",
+    "TestTranscriptTurn",
+    "TestTurnLatency",
     "Tokens",
     "ToolParameters",
     "ToolMessages",
@@ -1058,8 +1061,8 @@ AgentPublishRequest = TypedDict(
 
 
 # Exactly one of say, audio, dtmf, pause_ms, silence_ms, hangup
-AgentTestCallerScriptTurnsItem = TypedDict(
-    "AgentTestCallerScriptTurnsItem",
+TestCallerScriptTurnsItem = TypedDict(
+    "TestCallerScriptTurnsItem",
     {
         "say": str,  # What the caller says, spoken by the built-in voice
         "audio": str,  # A WAV file (PCM 16-bit mono, 8–48 kHz), base64: the caller plays it instead of `say`
@@ -1075,17 +1078,17 @@ AgentTestCallerScriptTurnsItem = TypedDict(
 )
 
 
-AgentTestCallerScript = TypedDict(
-    "AgentTestCallerScript",
+TestCallerScript = TypedDict(
+    "TestCallerScript",
     {
         "type": Literal["script"],
-        "turns": List[AgentTestCallerScriptTurnsItem],
+        "turns": List[TestCallerScriptTurnsItem],
     },
 )
 
 
-_AgentTestCallerModelRequired = TypedDict(
-    "_AgentTestCallerModelRequired",
+_TestCallerModelRequired = TypedDict(
+    "_TestCallerModelRequired",
     {
         "type": Literal["model"],
         "provider_id": str,  # One of the workspace's language-model connections (`prv_…`) that plays the caller
@@ -1095,8 +1098,8 @@ _AgentTestCallerModelRequired = TypedDict(
 )
 
 
-_AgentTestCallerModelOptional = TypedDict(
-    "_AgentTestCallerModelOptional",
+_TestCallerModelOptional = TypedDict(
+    "_TestCallerModelOptional",
     {
         "model": str,  # Default: the connection's default model
         "opening": str,  # The caller's first words (default: the model chooses, after the agent's greeting)
@@ -1106,12 +1109,15 @@ _AgentTestCallerModelOptional = TypedDict(
 )
 
 
-class AgentTestCallerModel(_AgentTestCallerModelRequired, _AgentTestCallerModelOptional):
+class TestCallerModel(_TestCallerModelRequired, _TestCallerModelOptional):
     pass
 
 
-_AgentTestToolMocksItemRequired = TypedDict(
-    "_AgentTestToolMocksItemRequired",
+TestCaller = Union[TestCallerScript, TestCallerModel]
+
+
+_TestToolMockRequired = TypedDict(
+    "_TestToolMockRequired",
     {
         "tool": str,  # The tool's name or id
         "result": Any,  # What the tool answers instead of calling its URL
@@ -1119,8 +1125,8 @@ _AgentTestToolMocksItemRequired = TypedDict(
 )
 
 
-_AgentTestToolMocksItemOptional = TypedDict(
-    "_AgentTestToolMocksItemOptional",
+_TestToolMockOptional = TypedDict(
+    "_TestToolMockOptional",
     {
         "ok": bool,  # false: answer as a failed call (default true)
     },
@@ -1128,20 +1134,20 @@ _AgentTestToolMocksItemOptional = TypedDict(
 )
 
 
-class AgentTestToolMocksItem(_AgentTestToolMocksItemRequired, _AgentTestToolMocksItemOptional):
+class TestToolMock(_TestToolMockRequired, _TestToolMockOptional):
     pass
 
 
-_AgentTestExpectationsItemAgentSaysRequired = TypedDict(
-    "_AgentTestExpectationsItemAgentSaysRequired",
+_TestExpectationAgentSaysRequired = TypedDict(
+    "_TestExpectationAgentSaysRequired",
     {
         "type": Literal["agent_says"],
     },
 )
 
 
-_AgentTestExpectationsItemAgentSaysOptional = TypedDict(
-    "_AgentTestExpectationsItemAgentSaysOptional",
+_TestExpectationAgentSaysOptional = TypedDict(
+    "_TestExpectationAgentSaysOptional",
     {
         "turn": int,  # 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn
         "contains": str,  # Case-insensitive, punctuation-insensitive substring
@@ -1154,12 +1160,12 @@ _AgentTestExpectationsItemAgentSaysOptional = TypedDict(
 )
 
 
-class AgentTestExpectationsItemAgentSays(_AgentTestExpectationsItemAgentSaysRequired, _AgentTestExpectationsItemAgentSaysOptional):
+class TestExpectationAgentSays(_TestExpectationAgentSaysRequired, _TestExpectationAgentSaysOptional):
     """Exactly one of contains, regex, rubric"""
 
 
-_AgentTestExpectationsItemToolCalledRequired = TypedDict(
-    "_AgentTestExpectationsItemToolCalledRequired",
+_TestExpectationToolCalledRequired = TypedDict(
+    "_TestExpectationToolCalledRequired",
     {
         "type": Literal["tool_called"],
         "tool": str,  # The tool's name (as the model sees it) or its id (`tool_…`)
@@ -1167,8 +1173,8 @@ _AgentTestExpectationsItemToolCalledRequired = TypedDict(
 )
 
 
-_AgentTestExpectationsItemToolCalledOptional = TypedDict(
-    "_AgentTestExpectationsItemToolCalledOptional",
+_TestExpectationToolCalledOptional = TypedDict(
+    "_TestExpectationToolCalledOptional",
     {
         "arguments": Dict[str, Any],  # Each given argument must equal the call's (a string may be `{"regex": "…"}`); others are free
         "times": int,  # Exactly this many matching calls (default: at least one)
@@ -1178,12 +1184,12 @@ _AgentTestExpectationsItemToolCalledOptional = TypedDict(
 )
 
 
-class AgentTestExpectationsItemToolCalled(_AgentTestExpectationsItemToolCalledRequired, _AgentTestExpectationsItemToolCalledOptional):
+class TestExpectationToolCalled(_TestExpectationToolCalledRequired, _TestExpectationToolCalledOptional):
     pass
 
 
-AgentTestExpectationsItemExtracted = TypedDict(
-    "AgentTestExpectationsItemExtracted",
+TestExpectationExtracted = TypedDict(
+    "TestExpectationExtracted",
     {
         "type": Literal["extracted"],
         "field": str,
@@ -1192,16 +1198,16 @@ AgentTestExpectationsItemExtracted = TypedDict(
 )
 
 
-_AgentTestExpectationsItemEndedRequired = TypedDict(
-    "_AgentTestExpectationsItemEndedRequired",
+_TestExpectationEndedRequired = TypedDict(
+    "_TestExpectationEndedRequired",
     {
         "type": Literal["ended"],
     },
 )
 
 
-_AgentTestExpectationsItemEndedOptional = TypedDict(
-    "_AgentTestExpectationsItemEndedOptional",
+_TestExpectationEndedOptional = TypedDict(
+    "_TestExpectationEndedOptional",
     {
         "status": str,  # completed, transferred, failed…
         "end_reason": str,  # agent_hangup, customer_hangup…
@@ -1210,12 +1216,12 @@ _AgentTestExpectationsItemEndedOptional = TypedDict(
 )
 
 
-class AgentTestExpectationsItemEnded(_AgentTestExpectationsItemEndedRequired, _AgentTestExpectationsItemEndedOptional):
+class TestExpectationEnded(_TestExpectationEndedRequired, _TestExpectationEndedOptional):
     """At least one of status, end_reason"""
 
 
-AgentTestExpectationsItemTransferred = TypedDict(
-    "AgentTestExpectationsItemTransferred",
+TestExpectationTransferred = TypedDict(
+    "TestExpectationTransferred",
     {
         "type": Literal["transferred"],
         "to": str,  # E.164 or SIP URI
@@ -1223,8 +1229,8 @@ AgentTestExpectationsItemTransferred = TypedDict(
 )
 
 
-AgentTestExpectationsItemMaxTurns = TypedDict(
-    "AgentTestExpectationsItemMaxTurns",
+TestExpectationMaxTurns = TypedDict(
+    "TestExpectationMaxTurns",
     {
         "type": Literal["max_turns"],
         "turns": int,  # The agent took at most this many turns
@@ -1232,8 +1238,8 @@ AgentTestExpectationsItemMaxTurns = TypedDict(
 )
 
 
-_AgentTestExpectationsItemLatencyRequired = TypedDict(
-    "_AgentTestExpectationsItemLatencyRequired",
+_TestExpectationLatencyRequired = TypedDict(
+    "_TestExpectationLatencyRequired",
     {
         "type": Literal["latency"],
         "max_ms": int,  # What the caller waited for each reply (perceived_ms)
@@ -1241,8 +1247,8 @@ _AgentTestExpectationsItemLatencyRequired = TypedDict(
 )
 
 
-_AgentTestExpectationsItemLatencyOptional = TypedDict(
-    "_AgentTestExpectationsItemLatencyOptional",
+_TestExpectationLatencyOptional = TypedDict(
+    "_TestExpectationLatencyOptional",
     {
         "turn": int,  # 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn
     },
@@ -1250,12 +1256,12 @@ _AgentTestExpectationsItemLatencyOptional = TypedDict(
 )
 
 
-class AgentTestExpectationsItemLatency(_AgentTestExpectationsItemLatencyRequired, _AgentTestExpectationsItemLatencyOptional):
+class TestExpectationLatency(_TestExpectationLatencyRequired, _TestExpectationLatencyOptional):
     pass
 
 
-AgentTestExpectationsItemMaxSilence = TypedDict(
-    "AgentTestExpectationsItemMaxSilence",
+TestExpectationMaxSilence = TypedDict(
+    "TestExpectationMaxSilence",
     {
         "type": Literal["max_silence"],
         "max_ms": int,  # No stretch with neither side speaking longer than this, from the answer to the last words
@@ -1263,16 +1269,16 @@ AgentTestExpectationsItemMaxSilence = TypedDict(
 )
 
 
-_AgentTestExpectationsItemGoalReachedRequired = TypedDict(
-    "_AgentTestExpectationsItemGoalReachedRequired",
+_TestExpectationGoalReachedRequired = TypedDict(
+    "_TestExpectationGoalReachedRequired",
     {
         "type": Literal["goal_reached"],
     },
 )
 
 
-_AgentTestExpectationsItemGoalReachedOptional = TypedDict(
-    "_AgentTestExpectationsItemGoalReachedOptional",
+_TestExpectationGoalReachedOptional = TypedDict(
+    "_TestExpectationGoalReachedOptional",
     {
         "not": bool,  # Pass when the condition does NOT hold
     },
@@ -1280,8 +1286,11 @@ _AgentTestExpectationsItemGoalReachedOptional = TypedDict(
 )
 
 
-class AgentTestExpectationsItemGoalReached(_AgentTestExpectationsItemGoalReachedRequired, _AgentTestExpectationsItemGoalReachedOptional):
+class TestExpectationGoalReached(_TestExpectationGoalReachedRequired, _TestExpectationGoalReachedOptional):
     """A model-played caller said its goal was reached"""
+
+
+TestExpectation = Union[TestExpectationAgentSays, TestExpectationToolCalled, TestExpectationExtracted, TestExpectationEnded, TestExpectationTransferred, TestExpectationMaxTurns, TestExpectationLatency, TestExpectationMaxSilence, TestExpectationGoalReached]
 
 
 AgentTest = TypedDict(
@@ -1292,12 +1301,12 @@ AgentTest = TypedDict(
         "agent_id": str,
         "name": str,
         "description": Optional[str],
-        "caller": Union[AgentTestCallerScript, AgentTestCallerModel],
+        "caller": TestCaller,
         "channel": Literal["phone", "web"],
         "from": str,  # E.164 the call comes from (phone)
         "variables": Dict[str, Union[str, float, bool]],
-        "tool_mocks": List[AgentTestToolMocksItem],
-        "expectations": List[Union[AgentTestExpectationsItemAgentSays, AgentTestExpectationsItemToolCalled, AgentTestExpectationsItemExtracted, AgentTestExpectationsItemEnded, AgentTestExpectationsItemTransferred, AgentTestExpectationsItemMaxTurns, AgentTestExpectationsItemLatency, AgentTestExpectationsItemMaxSilence, AgentTestExpectationsItemGoalReached]],
+        "tool_mocks": List[TestToolMock],
+        "expectations": List[TestExpectation],
         "timeout_seconds": int,
         "created_at": str,  # ISO 8601, UTC
         "updated_at": str,  # ISO 8601, UTC
@@ -1309,8 +1318,8 @@ _AgentTestCaseRequired = TypedDict(
     "_AgentTestCaseRequired",
     {
         "name": str,
-        "caller": Union[AgentTestCallerScript, AgentTestCallerModel],
-        "expectations": List[Union[AgentTestExpectationsItemAgentSays, AgentTestExpectationsItemToolCalled, AgentTestExpectationsItemExtracted, AgentTestExpectationsItemEnded, AgentTestExpectationsItemTransferred, AgentTestExpectationsItemMaxTurns, AgentTestExpectationsItemLatency, AgentTestExpectationsItemMaxSilence, AgentTestExpectationsItemGoalReached]],
+        "caller": TestCaller,
+        "expectations": List[TestExpectation],
     },
 )
 
@@ -1322,7 +1331,7 @@ _AgentTestCaseOptional = TypedDict(
         "channel": Literal["phone", "web"],  # phone (default): an inbound call from `from`; web: a browser session
         "from": str,  # E.164
         "variables": Dict[str, Union[str, float, bool]],  # Values for the agent's {{variables}}
-        "tool_mocks": List[AgentTestToolMocksItem],
+        "tool_mocks": List[TestToolMock],
         "timeout_seconds": int,  # The call is ended (and the case fails) after this long; default 120
     },
     total=False,
@@ -1369,12 +1378,12 @@ AgentTestUpdate = TypedDict(
     {
         "name": str,
         "description": Optional[str],
-        "caller": Union[AgentTestCallerScript, AgentTestCallerModel],
+        "caller": TestCaller,
         "channel": Literal["phone", "web"],  # phone (default): an inbound call from `from`; web: a browser session
         "from": str,  # E.164
         "variables": Dict[str, Union[str, float, bool]],  # Values for the agent's {{variables}}
-        "tool_mocks": List[AgentTestToolMocksItem],
-        "expectations": List[Union[AgentTestExpectationsItemAgentSays, AgentTestExpectationsItemToolCalled, AgentTestExpectationsItemExtracted, AgentTestExpectationsItemEnded, AgentTestExpectationsItemTransferred, AgentTestExpectationsItemMaxTurns, AgentTestExpectationsItemLatency, AgentTestExpectationsItemMaxSilence, AgentTestExpectationsItemGoalReached]],
+        "tool_mocks": List[TestToolMock],
+        "expectations": List[TestExpectation],
         "timeout_seconds": int,  # The call is ended (and the case fails) after this long; default 120
     },
     total=False,
@@ -1857,6 +1866,18 @@ CallAnalytics = TypedDict(
 )
 
 
+TestTranscriptTurn = TypedDict(
+    "TestTranscriptTurn",
+    {
+        "role": Literal["agent", "caller"],
+        "text": str,
+        "start_ms": int,
+        "end_ms": int,
+        "interrupted": bool,
+    },
+)
+
+
 CallCompletedEventData = TypedDict(
     "CallCompletedEventData",
     {
@@ -1871,7 +1892,7 @@ CallCompletedEventData = TypedDict(
         "ended_at": str,
         "duration_seconds": int,
         "transcript": str,  # Speaker-labelled lines, one per turn: `Agent: …` / `Caller: …` (as the specification gives it)
-        "transcript_turns": List[CallTurn],  # The same transcript as structured turns (role, text, start_ms, end_ms, interrupted)
+        "transcript_turns": List[TestTranscriptTurn],  # The same transcript as structured turns (role, text, start_ms, end_ms, interrupted)
         "extracted": Dict[str, Any],  # The agent's extraction fields
         "summary": Optional[str],
         "recording_url": Optional[str],
@@ -2070,7 +2091,7 @@ CallTransferredEventData = TypedDict(
         "ended_at": str,
         "duration_seconds": int,
         "transcript": str,  # Speaker-labelled lines, one per turn: `Agent: …` / `Caller: …` (as the specification gives it)
-        "transcript_turns": List[CallTurn],  # The same transcript as structured turns (role, text, start_ms, end_ms, interrupted)
+        "transcript_turns": List[TestTranscriptTurn],  # The same transcript as structured turns (role, text, start_ms, end_ms, interrupted)
         "extracted": Dict[str, Any],  # The agent's extraction fields
         "summary": Optional[str],
         "recording_url": Optional[str],
@@ -4071,6 +4092,30 @@ TenantList = TypedDict(
 )
 
 
+_TestCheckRequired = TypedDict(
+    "_TestCheckRequired",
+    {
+        "index": int,  # Position in the case's expectations
+        "expectation": Dict[str, Any],
+        "passed": bool,
+        "detail": str,  # What was expected and what happened, in a sentence
+    },
+)
+
+
+_TestCheckOptional = TypedDict(
+    "_TestCheckOptional",
+    {
+        "actual": Any,  # What the call did (the words, the arguments, the value)
+    },
+    total=False,
+)
+
+
+class TestCheck(_TestCheckRequired, _TestCheckOptional):
+    pass
+
+
 _TestFunctionRequestRequired = TypedDict(
     "_TestFunctionRequestRequired",
     {
@@ -4092,32 +4137,8 @@ class TestFunctionRequest(_TestFunctionRequestRequired, _TestFunctionRequestOpti
     pass
 
 
-_TestResultChecksItemRequired = TypedDict(
-    "_TestResultChecksItemRequired",
-    {
-        "index": int,  # Position in the case's expectations
-        "expectation": Dict[str, Any],
-        "passed": bool,
-        "detail": str,  # What was expected and what happened, in a sentence
-    },
-)
-
-
-_TestResultChecksItemOptional = TypedDict(
-    "_TestResultChecksItemOptional",
-    {
-        "actual": Any,  # What the call did (the words, the arguments, the value)
-    },
-    total=False,
-)
-
-
-class TestResultChecksItem(_TestResultChecksItemRequired, _TestResultChecksItemOptional):
-    pass
-
-
-TestResultLatenciesItem = TypedDict(
-    "TestResultLatenciesItem",
+TestTurnLatency = TypedDict(
+    "TestTurnLatency",
     {
         "turn": int,  # The agent turn (0-based) this reply began
         "perceived_ms": int,  # From the caller's last words to the agent's first audio
@@ -4158,10 +4179,10 @@ TestResult = TypedDict(
         "status": Literal["queued", "running", "passed", "failed", "error", "canceled"],
         "call_id": Optional[str],
         "recording_url": Optional[str],
-        "checks": List[TestResultChecksItem],
-        "failures": List[TestResultChecksItem],  # The checks that failed
-        "transcript": List[CallTurn],
-        "latencies": List[TestResultLatenciesItem],
+        "checks": List[TestCheck],
+        "failures": List[TestCheck],  # The checks that failed
+        "transcript": List[TestTranscriptTurn],
+        "latencies": List[TestTurnLatency],
         "error": Optional[str],
         "diff": Optional[TestResultDiff],
         "started_at": Optional[str],

@@ -164,113 +164,13 @@ export interface AgentTest {
   agent_id: string;
   name: string;
   description: string | null;
-  caller: {
-    type: "script";
-    turns: {
-      /** What the caller says, spoken by the built-in voice */
-      say?: string;
-      /** A WAV file (PCM 16-bit mono, 8–48 kHz), base64: the caller plays it instead of `say` */
-      audio?: string;
-      /** Keys the caller presses */
-      dtmf?: string;
-      /** The caller stays quiet this long, then goes on without waiting for the agent (a pause inside the caller's turn) */
-      pause_ms?: number;
-      /** The caller says nothing this long after the agent's turn (to test reprompts) */
-      silence_ms?: number;
-      /** The caller hangs up */
-      hangup?: true;
-      /** With say/audio: speak over the agent once it has talked `barge_in_after_ms` instead of waiting for it to finish */
-      barge_in?: boolean;
-      /** How far into the agent's speech a barge-in starts (default 800) */
-      barge_in_after_ms?: number;
-      /** A built-in voice for `say` (default kal16) */
-      voice?: string;
-    }[];
-  } | {
-    type: "model";
-    /** One of the workspace's language-model connections (`prv_…`) that plays the caller */
-    provider_id: string;
-    /** Default: the connection's default model */
-    model?: string;
-    /** Who the caller is */
-    persona: string;
-    /** What the caller wants; the model says when it is reached */
-    goal: string;
-    /** The caller's first words (default: the model chooses, after the agent's greeting) */
-    opening?: string;
-    /** The caller hangs up after this many turns of its own (default 10) */
-    max_turns?: number;
-  };
+  caller: TestCaller;
   channel: "phone" | "web";
   /** E.164 the call comes from (phone) */
   from: string;
   variables: Record<string, string | number | boolean>;
-  tool_mocks: {
-    /** The tool's name or id */
-    tool: string;
-    /** What the tool answers instead of calling its URL */
-    result: unknown;
-    /** false: answer as a failed call (default true) */
-    ok?: boolean;
-  }[];
-  expectations: {
-    type: "agent_says";
-    /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
-    turn?: number;
-    /** Case-insensitive, punctuation-insensitive substring */
-    contains?: string;
-    /** A JavaScript regular expression, case-insensitive */
-    regex?: string;
-    /** Judged by a language model: does what the agent said meet this? */
-    rubric?: string;
-    /** The language-model connection that judges a rubric (required with rubric) */
-    judge_provider_id?: string;
-    /** Pass when the condition does NOT hold */
-    not?: boolean;
-  } | {
-    type: "tool_called";
-    /** The tool's name (as the model sees it) or its id (`tool_…`) */
-    tool: string;
-    /** Each given argument must equal the call's (a string may be `{"regex": "…"}`); others are free */
-    arguments?: Record<string, unknown>;
-    /** Exactly this many matching calls (default: at least one) */
-    times?: number;
-    /** Pass when the condition does NOT hold */
-    not?: boolean;
-  } | {
-    type: "extracted";
-    field: string;
-    /** JSON equality (strings compared case-insensitively, trimmed) */
-    equals: unknown;
-  } | {
-    type: "ended";
-    /** completed, transferred, failed… */
-    status?: string;
-    /** agent_hangup, customer_hangup… */
-    end_reason?: string;
-  } | {
-    type: "transferred";
-    /** E.164 or SIP URI */
-    to: string;
-  } | {
-    type: "max_turns";
-    /** The agent took at most this many turns */
-    turns: number;
-  } | {
-    type: "latency";
-    /** What the caller waited for each reply (perceived_ms) */
-    max_ms: number;
-    /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
-    turn?: number;
-  } | {
-    type: "max_silence";
-    /** No stretch with neither side speaking longer than this, from the answer to the last words */
-    max_ms: number;
-  } | {
-    type: "goal_reached";
-    /** Pass when the condition does NOT hold */
-    not?: boolean;
-  }[];
+  tool_mocks: TestToolMock[];
+  expectations: TestExpectation[];
   timeout_seconds: number;
   /** ISO 8601, UTC */
   created_at: string;
@@ -281,115 +181,15 @@ export interface AgentTest {
 export interface AgentTestCase {
   name: string;
   description?: string | null;
-  caller: {
-    type: "script";
-    turns: {
-      /** What the caller says, spoken by the built-in voice */
-      say?: string;
-      /** A WAV file (PCM 16-bit mono, 8–48 kHz), base64: the caller plays it instead of `say` */
-      audio?: string;
-      /** Keys the caller presses */
-      dtmf?: string;
-      /** The caller stays quiet this long, then goes on without waiting for the agent (a pause inside the caller's turn) */
-      pause_ms?: number;
-      /** The caller says nothing this long after the agent's turn (to test reprompts) */
-      silence_ms?: number;
-      /** The caller hangs up */
-      hangup?: true;
-      /** With say/audio: speak over the agent once it has talked `barge_in_after_ms` instead of waiting for it to finish */
-      barge_in?: boolean;
-      /** How far into the agent's speech a barge-in starts (default 800) */
-      barge_in_after_ms?: number;
-      /** A built-in voice for `say` (default kal16) */
-      voice?: string;
-    }[];
-  } | {
-    type: "model";
-    /** One of the workspace's language-model connections (`prv_…`) that plays the caller */
-    provider_id: string;
-    /** Default: the connection's default model */
-    model?: string;
-    /** Who the caller is */
-    persona: string;
-    /** What the caller wants; the model says when it is reached */
-    goal: string;
-    /** The caller's first words (default: the model chooses, after the agent's greeting) */
-    opening?: string;
-    /** The caller hangs up after this many turns of its own (default 10) */
-    max_turns?: number;
-  };
+  caller: TestCaller;
   /** phone (default): an inbound call from `from`; web: a browser session */
   channel?: "phone" | "web";
   /** E.164 */
   from?: string;
   /** Values for the agent's {{variables}} */
   variables?: Record<string, string | number | boolean>;
-  tool_mocks?: {
-    /** The tool's name or id */
-    tool: string;
-    /** What the tool answers instead of calling its URL */
-    result: unknown;
-    /** false: answer as a failed call (default true) */
-    ok?: boolean;
-  }[];
-  expectations: {
-    type: "agent_says";
-    /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
-    turn?: number;
-    /** Case-insensitive, punctuation-insensitive substring */
-    contains?: string;
-    /** A JavaScript regular expression, case-insensitive */
-    regex?: string;
-    /** Judged by a language model: does what the agent said meet this? */
-    rubric?: string;
-    /** The language-model connection that judges a rubric (required with rubric) */
-    judge_provider_id?: string;
-    /** Pass when the condition does NOT hold */
-    not?: boolean;
-  } | {
-    type: "tool_called";
-    /** The tool's name (as the model sees it) or its id (`tool_…`) */
-    tool: string;
-    /** Each given argument must equal the call's (a string may be `{"regex": "…"}`); others are free */
-    arguments?: Record<string, unknown>;
-    /** Exactly this many matching calls (default: at least one) */
-    times?: number;
-    /** Pass when the condition does NOT hold */
-    not?: boolean;
-  } | {
-    type: "extracted";
-    field: string;
-    /** JSON equality (strings compared case-insensitively, trimmed) */
-    equals: unknown;
-  } | {
-    type: "ended";
-    /** completed, transferred, failed… */
-    status?: string;
-    /** agent_hangup, customer_hangup… */
-    end_reason?: string;
-  } | {
-    type: "transferred";
-    /** E.164 or SIP URI */
-    to: string;
-  } | {
-    type: "max_turns";
-    /** The agent took at most this many turns */
-    turns: number;
-  } | {
-    type: "latency";
-    /** What the caller waited for each reply (perceived_ms) */
-    max_ms: number;
-    /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
-    turn?: number;
-  } | {
-    type: "max_silence";
-    /** No stretch with neither side speaking longer than this, from the answer to the last words */
-    max_ms: number;
-  } | {
-    type: "goal_reached";
-    /** Pass when the condition does NOT hold */
-    not?: boolean;
-  }[];
+  tool_mocks?: TestToolMock[];
+  expectations: TestExpectation[];
   /** The call is ended (and the case fails) after this long; default 120 */
   timeout_seconds?: number;
 }
@@ -409,115 +209,15 @@ export interface AgentTestList {
 export interface AgentTestUpdate {
   name?: string;
   description?: string | null;
-  caller?: {
-    type: "script";
-    turns: {
-      /** What the caller says, spoken by the built-in voice */
-      say?: string;
-      /** A WAV file (PCM 16-bit mono, 8–48 kHz), base64: the caller plays it instead of `say` */
-      audio?: string;
-      /** Keys the caller presses */
-      dtmf?: string;
-      /** The caller stays quiet this long, then goes on without waiting for the agent (a pause inside the caller's turn) */
-      pause_ms?: number;
-      /** The caller says nothing this long after the agent's turn (to test reprompts) */
-      silence_ms?: number;
-      /** The caller hangs up */
-      hangup?: true;
-      /** With say/audio: speak over the agent once it has talked `barge_in_after_ms` instead of waiting for it to finish */
-      barge_in?: boolean;
-      /** How far into the agent's speech a barge-in starts (default 800) */
-      barge_in_after_ms?: number;
-      /** A built-in voice for `say` (default kal16) */
-      voice?: string;
-    }[];
-  } | {
-    type: "model";
-    /** One of the workspace's language-model connections (`prv_…`) that plays the caller */
-    provider_id: string;
-    /** Default: the connection's default model */
-    model?: string;
-    /** Who the caller is */
-    persona: string;
-    /** What the caller wants; the model says when it is reached */
-    goal: string;
-    /** The caller's first words (default: the model chooses, after the agent's greeting) */
-    opening?: string;
-    /** The caller hangs up after this many turns of its own (default 10) */
-    max_turns?: number;
-  };
+  caller?: TestCaller;
   /** phone (default): an inbound call from `from`; web: a browser session */
   channel?: "phone" | "web";
   /** E.164 */
   from?: string;
   /** Values for the agent's {{variables}} */
   variables?: Record<string, string | number | boolean>;
-  tool_mocks?: {
-    /** The tool's name or id */
-    tool: string;
-    /** What the tool answers instead of calling its URL */
-    result: unknown;
-    /** false: answer as a failed call (default true) */
-    ok?: boolean;
-  }[];
-  expectations?: {
-    type: "agent_says";
-    /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
-    turn?: number;
-    /** Case-insensitive, punctuation-insensitive substring */
-    contains?: string;
-    /** A JavaScript regular expression, case-insensitive */
-    regex?: string;
-    /** Judged by a language model: does what the agent said meet this? */
-    rubric?: string;
-    /** The language-model connection that judges a rubric (required with rubric) */
-    judge_provider_id?: string;
-    /** Pass when the condition does NOT hold */
-    not?: boolean;
-  } | {
-    type: "tool_called";
-    /** The tool's name (as the model sees it) or its id (`tool_…`) */
-    tool: string;
-    /** Each given argument must equal the call's (a string may be `{"regex": "…"}`); others are free */
-    arguments?: Record<string, unknown>;
-    /** Exactly this many matching calls (default: at least one) */
-    times?: number;
-    /** Pass when the condition does NOT hold */
-    not?: boolean;
-  } | {
-    type: "extracted";
-    field: string;
-    /** JSON equality (strings compared case-insensitively, trimmed) */
-    equals: unknown;
-  } | {
-    type: "ended";
-    /** completed, transferred, failed… */
-    status?: string;
-    /** agent_hangup, customer_hangup… */
-    end_reason?: string;
-  } | {
-    type: "transferred";
-    /** E.164 or SIP URI */
-    to: string;
-  } | {
-    type: "max_turns";
-    /** The agent took at most this many turns */
-    turns: number;
-  } | {
-    type: "latency";
-    /** What the caller waited for each reply (perceived_ms) */
-    max_ms: number;
-    /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
-    turn?: number;
-  } | {
-    type: "max_silence";
-    /** No stretch with neither side speaking longer than this, from the answer to the last words */
-    max_ms: number;
-  } | {
-    type: "goal_reached";
-    /** Pass when the condition does NOT hold */
-    not?: boolean;
-  }[];
+  tool_mocks?: TestToolMock[];
+  expectations?: TestExpectation[];
   /** The call is ended (and the case fails) after this long; default 120 */
   timeout_seconds?: number;
 }
@@ -2621,6 +2321,114 @@ export interface TenantList {
   next_cursor: string | null;
 }
 
+export type TestCaller = {
+  type: "script";
+  turns: {
+    /** What the caller says, spoken by the built-in voice */
+    say?: string;
+    /** A WAV file (PCM 16-bit mono, 8–48 kHz), base64: the caller plays it instead of `say` */
+    audio?: string;
+    /** Keys the caller presses */
+    dtmf?: string;
+    /** The caller stays quiet this long, then goes on without waiting for the agent (a pause inside the caller's turn) */
+    pause_ms?: number;
+    /** The caller says nothing this long after the agent's turn (to test reprompts) */
+    silence_ms?: number;
+    /** The caller hangs up */
+    hangup?: true;
+    /** With say/audio: speak over the agent once it has talked `barge_in_after_ms` instead of waiting for it to finish */
+    barge_in?: boolean;
+    /** How far into the agent's speech a barge-in starts (default 800) */
+    barge_in_after_ms?: number;
+    /** A built-in voice for `say` (default kal16) */
+    voice?: string;
+  }[];
+} | {
+  type: "model";
+  /** One of the workspace's language-model connections (`prv_…`) that plays the caller */
+  provider_id: string;
+  /** Default: the connection's default model */
+  model?: string;
+  /** Who the caller is */
+  persona: string;
+  /** What the caller wants; the model says when it is reached */
+  goal: string;
+  /** The caller's first words (default: the model chooses, after the agent's greeting) */
+  opening?: string;
+  /** The caller hangs up after this many turns of its own (default 10) */
+  max_turns?: number;
+};
+
+export interface TestCheck {
+  /** Position in the case's expectations */
+  index: number;
+  expectation: Record<string, unknown>;
+  passed: boolean;
+  /** What was expected and what happened, in a sentence */
+  detail: string;
+  /** What the call did (the words, the arguments, the value) */
+  actual?: unknown;
+}
+
+export type TestExpectation = {
+  type: "agent_says";
+  /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
+  turn?: number;
+  /** Case-insensitive, punctuation-insensitive substring */
+  contains?: string;
+  /** A JavaScript regular expression, case-insensitive */
+  regex?: string;
+  /** Judged by a language model: does what the agent said meet this? */
+  rubric?: string;
+  /** The language-model connection that judges a rubric (required with rubric) */
+  judge_provider_id?: string;
+  /** Pass when the condition does NOT hold */
+  not?: boolean;
+} | {
+  type: "tool_called";
+  /** The tool's name (as the model sees it) or its id (`tool_…`) */
+  tool: string;
+  /** Each given argument must equal the call's (a string may be `{"regex": "…"}`); others are free */
+  arguments?: Record<string, unknown>;
+  /** Exactly this many matching calls (default: at least one) */
+  times?: number;
+  /** Pass when the condition does NOT hold */
+  not?: boolean;
+} | {
+  type: "extracted";
+  field: string;
+  /** JSON equality (strings compared case-insensitively, trimmed) */
+  equals: unknown;
+} | {
+  type: "ended";
+  /** completed, transferred, failed… */
+  status?: string;
+  /** agent_hangup, customer_hangup… */
+  end_reason?: string;
+} | {
+  type: "transferred";
+  /** E.164 or SIP URI */
+  to: string;
+} | {
+  type: "max_turns";
+  /** The agent took at most this many turns */
+  turns: number;
+} | {
+  type: "latency";
+  /** What the caller waited for each reply (perceived_ms) */
+  max_ms: number;
+  /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
+  turn?: number;
+} | {
+  type: "max_silence";
+  /** No stretch with neither side speaking longer than this, from the answer to the last words */
+  max_ms: number;
+} | {
+  type: "goal_reached";
+  /** Pass when the condition does NOT hold */
+  not?: boolean;
+};
+
 export interface TestFunctionRequest {
   /** One of the agent's tools (`tool_…`) */
   tool_id: string;
@@ -2636,40 +2444,11 @@ export interface TestResult {
   status: "queued" | "running" | "passed" | "failed" | "error" | "canceled";
   call_id: string | null;
   recording_url: string | null;
-  checks: {
-    /** Position in the case's expectations */
-    index: number;
-    expectation: Record<string, unknown>;
-    passed: boolean;
-    /** What was expected and what happened, in a sentence */
-    detail: string;
-    /** What the call did (the words, the arguments, the value) */
-    actual?: unknown;
-  }[];
+  checks: TestCheck[];
   /** The checks that failed */
-  failures: {
-    /** Position in the case's expectations */
-    index: number;
-    expectation: Record<string, unknown>;
-    passed: boolean;
-    /** What was expected and what happened, in a sentence */
-    detail: string;
-    /** What the call did (the words, the arguments, the value) */
-    actual?: unknown;
-  }[];
-  transcript: {
-    role: "agent" | "caller";
-    text: string;
-    start_ms: number;
-    end_ms: number;
-    interrupted: boolean;
-  }[];
-  latencies: {
-    /** The agent turn (0-based) this reply began */
-    turn: number;
-    /** From the caller's last words to the agent's first audio */
-    perceived_ms: number;
-  }[];
+  failures: TestCheck[];
+  transcript: TestTranscriptTurn[];
+  latencies: TestTurnLatency[];
   error: string | null;
   diff: TestResultDiff | null;
   started_at: string | null;
@@ -2800,6 +2579,30 @@ export interface TestSuiteImportResult {
   object: "test_suite_import";
   created: number;
   updated: number;
+}
+
+export interface TestToolMock {
+  /** The tool's name or id */
+  tool: string;
+  /** What the tool answers instead of calling its URL */
+  result: unknown;
+  /** false: answer as a failed call (default true) */
+  ok?: boolean;
+}
+
+export interface TestTranscriptTurn {
+  role: "agent" | "caller";
+  text: string;
+  start_ms: number;
+  end_ms: number;
+  interrupted: boolean;
+}
+
+export interface TestTurnLatency {
+  /** The agent turn (0-based) this reply began */
+  turn: number;
+  /** From the caller's last words to the agent's first audio */
+  perceived_ms: number;
 }
 
 export interface Tokens {
