@@ -19,6 +19,7 @@ import { dashboardRoutes } from "./web/dashboard/routes.ts";
 import { carriesBody, createRequestMeta } from "./http/request-meta.ts";
 import { RouteIndex } from "./http/route-index.ts";
 import { agentRoutes } from "./modules/agents/routes.ts";
+import { agentTestRoutes } from "./modules/agent-tests/routes.ts";
 import { callRoutes } from "./modules/calls/routes.ts";
 import { callNodeRoutes } from "./modules/calls/node-routes.ts";
 import { carrierRoutes } from "./modules/carriers/routes.ts";
@@ -104,6 +105,7 @@ export function createApp(ctx: HttpContext, services: AppServices) {
     .use(apiKeyRoutes(ctx))
     .use(auditLogRoutes(ctx))
     .use(agentRoutes(ctx, services.brains, services.agentUsage))
+    .use(agentTestRoutes(ctx))
     .use(toolRoutes(ctx, services.agentsUsing))
     .use(knowledgeBaseRoutes(ctx, services.agentsUsing))
     .use(providerRoutes(ctx, services.agentsUsing))

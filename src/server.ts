@@ -9,7 +9,15 @@ import { JobRunner } from "./jobs/runner.ts";
 import { INDEX_JOB, indexSource } from "./knowledge/indexing.ts";
 import { searchKnowledge } from "./knowledge/search.ts";
 import { installAgentsPorts } from "./modules/agents/ports.ts";
-import { agentsReferencing, findAgent } from "./modules/agents/repo.ts";
+import { agentsReferencing, findAgent, findVersion } from "./modules/agents/repo.ts";
+import { installAgentTestsPorts, type CaseRequest } from "./modules/agent-tests/ports.ts";
+import type { CaseVerdict } from "./modules/agent-tests/definition.ts";
+import type { RunnerDeps } from "./modules/agent-tests/runner/deps.ts";
+import { runTestCase } from "./modules/agent-tests/runner/run-case.ts";
+import { toolIdsOf } from "./modules/agent-tests/validate.ts";
+import { readTestCall, startTestCall } from "./modules/calls/test-calls.ts";
+import { runTestRun } from "./modules/agent-tests/orchestrator.ts";
+import { latestRunOf, RUN_ATTEMPTS as TEST_RUN_ATTEMPTS, RUN_JOB as TEST_RUN_JOB } from "./modules/agent-tests/runs.ts";
 import { configOf } from "./modules/agents/models.ts";
 import { configAtVersion, getAgent, referencedAgent } from "./modules/agents/service.ts";
 import { getApiKey } from "./modules/api-keys/service.ts";
@@ -37,7 +45,7 @@ import { paymentSweeps } from "./modules/wallet/payments/sweeps.ts";
 import { auditRetentionSweeps } from "./modules/audit-log/retention.ts";
 import { chargedUntil, enginesOf, ensureFunds, settleCall } from "./modules/wallet/metering.ts";
 import { chargeNumberFees, ensureNumberFunds, startNumberFees, stopNumberFees } from "./modules/wallet/number-fees.ts";
-import { BROWSER_CARRIER, checkWebCallAllowed, createOutboundCall, PLACE_ATTEMPTS, PLACE_JOB } from "./modules/calls/service.ts";
+import { BROWSER_CARRIER, checkWebCallAllowed, createOutboundCall, getCall, PLACE_ATTEMPTS, PLACE_JOB } from "./modules/calls/service.ts";
 import { stopWorkspaceCalls } from "./modules/calls/controls.ts";
 import { callOutcomeMetrics } from "./modules/calls/metrics.ts";
 import { walletMetrics } from "./modules/wallet/metrics.ts";
@@ -58,6 +66,7 @@ import { demoUsingAgent } from "./modules/front-door/demo.ts";
 import { findOperatorWorkspace, firstWorkspaceOf, insertMember, membershipOf } from "./modules/workspaces/repo.ts";
 import { hostBrandLookup } from "./modules/white-label/directory.ts";
 import { invokeTool } from "./modules/tools/invoke.ts";
+import { mockedToolAnswer } from "./modules/agent-tests/runner/tool-mocks.ts";
 import { toolConfigOf } from "./modules/tools/models.ts";
 import { findTool, findTools } from "./modules/tools/repo.ts";
 import { connectionOf } from "./providers/connection.ts";
@@ -197,6 +206,7 @@ function installPorts(ctx: AppContext): void {
       delete: (workspaceId, agentId) => deleteAgentWebhook(ctx, workspaceId, agentId),
     },
     awaitFirstAttempt: (workspaceId, eventId, deliveryId) => awaitFirstAttempt(ctx, workspaceId, eventId, deliveryId),
+    latestTestRun: (workspaceId, agentId, version) => latestRunOf(ctx, workspaceId, agentId, version),
   });
   installAuthPorts(ctx, {
     ...workspaces,
@@ -213,6 +223,15 @@ function installPorts(ctx: AppContext): void {
     numberOfAgent: (workspaceId, agentId) => numberOfAgent(ctx, workspaceId, agentId),
   });
   installCampaignsPorts(ctx, { ...agents, ...numbers });
+  installAgentTestsPorts(ctx, {
+    getAgent: (workspaceId, id) => getAgent(ctx, workspaceId, id),
+    versionExists: (workspaceId, agentId, version) => Boolean(findVersion(ctx.db, workspaceId, agentId, version)),
+    agentConfigAt: (workspaceId, agentId, version) => configAtVersion(ctx, workspaceId, agentId, version),
+    tools: (workspaceId, ids) => findTools(ctx.db, workspaceId, ids).map((row) => ({ id: row.id, name: toolConfigOf(row).name })),
+    providerKind: (workspaceId, id) => findProvider(ctx.db, workspaceId, id)?.kind ?? null,
+    getCall: (workspaceId, id) => getCall(ctx, workspaceId, id),
+    runCase: (request, signal) => runCaseWithRunner(ctx, request, signal),
+  });
   installPhoneNumbersPorts(ctx, agents);
   installSchedulesPorts(ctx, { ...agents, ...numbers });
 }
@@ -226,6 +245,9 @@ function brainServices(ctx: AppContext): BrainServices {
         return { id: row.id, name: config.name, description: config.description, parameters: config.parameters };
       }),
     async invokeTool(workspaceId, toolId, args, context) {
+      // A test case's answer for this tool stands in for its URL (the timeline still records the call).
+      const mocked = mockedToolAnswer(context.callId, toolId);
+      if (mocked) return mocked;
       const tool = findTool(ctx.db, workspaceId, toolId);
       if (!tool) return { ok: false, result: { error: "the tool no longer exists" } };
       const invocation = await invokeTool(ctx, tool, args, context);
@@ -252,6 +274,7 @@ function registerJobHandlers(ctx: Parley): void {
   // Money: a call starts only if its wallet can pay its first minute, and its final charge commits with its end.
   onCallStart(ctx, (ctx, start) => ensureFunds(ctx, start.workspaceId, start.carrierKind, start.direction, start.agent));
   onCallEnd(ctx, (ctx, call) => {
+    if (call.testRunId) return; // an agent test's call is free (README "Testing your agents")
     try {
       const end = (call.answeredAt ?? 0) + (call.durationMs ?? 0);
       settleCall(ctx, call, Math.min(end, fundsCutoffs(ctx).get(call.id) ?? end), enginesOfCall(ctx, call));
@@ -284,6 +307,8 @@ function registerJobHandlers(ctx: Parley): void {
   ctx.jobs.register<{ campaign_id: string }>(DISPATCH_JOB, (job) => dispatchCampaign(ctx, (workspaceId, input, extra) => createOutboundCall(ctx, ctx.carriers, workspaceId, input, extra), job), { concurrency: 4, maxAttempts: 1000 });
   // A recharge waits on Stripe for a second or two; one per wallet at a time (its unique key).
   ctx.jobs.register<{ workspace_id: string }>(AUTO_RECHARGE_JOB, (job) => runAutoRecharge(ctx, job), { concurrency: 2, maxAttempts: 8 });
+  // A test run holds its cases' calls (up to its own concurrency each): a few runs at once on a node.
+  ctx.jobs.register<{ run_id: string }>(TEST_RUN_JOB, (job) => runTestRun(ctx, job), { concurrency: 4, maxAttempts: TEST_RUN_ATTEMPTS });
   ctx.jobs.register<{ schedule_id: string; run_at: number }>(RUN_JOB, (job) => runSchedule(ctx, (workspaceId, input, extra) => createOutboundCall(ctx, ctx.carriers, workspaceId, input, extra), job), { concurrency: 4, maxAttempts: 3 });
 }
 
@@ -436,4 +461,22 @@ function enginesOfCall(ctx: AppContext, call: { id: string }) {
   const row = findCall(ctx, call.id);
   const config = row ? agentConfigForCall(ctx, row) : null;
   return config ? enginesOf(config) : ({ speech: "builtin", llm: "builtin" } as const);
+}
+
+/** The agent test runner, bound to what it reaches: test calls on this node, the agent's tools at the case's version, the workspace's language models. */
+function runCaseWithRunner(ctx: AppContext, request: CaseRequest, signal: AbortSignal): Promise<CaseVerdict> {
+  const brains = brainServices(ctx);
+  const deps: RunnerDeps = {
+    startTestCall: (call, makeLeg) => startTestCall(ctx, brains, call, makeLeg),
+    readCall: (workspaceId, callId) => readTestCall(ctx, workspaceId, callId),
+    languageModel(workspaceId, providerId) {
+      const row = findProvider(ctx.db, workspaceId, providerId);
+      return row && row.kind === "openai-compatible" ? { connection: connectionOf(ctx, row), chatModel: (row.settings.chat_model as string | undefined) ?? null } : null;
+    },
+    agentTools(workspaceId, agentId, version) {
+      const config = configAtVersion(ctx, workspaceId, agentId, version);
+      return config ? brains.tools(workspaceId, toolIdsOf(config)).map((tool) => ({ id: tool.id, name: tool.name })) : [];
+    },
+  };
+  return runTestCase(deps, { workspaceId: request.workspaceId, agentId: request.agentId, agentVersion: request.version, testRunId: request.runId, definition: request.definition }, signal);
 }

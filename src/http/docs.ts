@@ -7,6 +7,7 @@ export const TAGS = {
   "API keys": "Keys for servers: scoped `read-only`, `write` or `admin`; the secret is shown once.",
   "Audit log": "Who did what with which credential, for every request that changed something or used a key.",
   Agents: "Voice agents: prompt, brain (LLM or flow), voice, recogniser, turn-taking, tools, knowledge and extraction; versions, a text playground and lifecycle webhooks.",
+  "Agent tests": "An agent's test suites: scripted or model-played callers with expected outcomes, run as real simulated calls (free, kept apart from real calls), with results, diffs and suite files.",
   Tools: "HTTP functions agents may call during a conversation.",
   "Knowledge bases": "Documents agents search while they talk: sources by upload, URL or text, indexed into vectors; search by meaning or keywords.",
   Providers: "Connections to speech and language model services (OpenAI-compatible, Deepgram, ElevenLabs, …).",

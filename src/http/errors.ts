@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   agent_in_use: { status: 409, title: "Agent in use" },
   resource_in_use: { status: 409, title: "In use by agents" },
   agent_not_ready: { status: 409, title: "Agent not ready" },
+  tests_failing: { status: 409, title: "Tests failing" },
   email_taken: { status: 409, title: "E-mail already registered" },
   already_member: { status: 409, title: "Already a member" },
   last_owner: { status: 409, title: "Last owner" },

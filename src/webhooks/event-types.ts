@@ -3,7 +3,7 @@ import { t, type TSchema } from "elysia";
 /** Set A, the call lifecycle, sent to the agent's webhook_url. */
 export const AGENT_EVENT_TYPES = ["call.started", "call.transcript", "call.ended", "call.error", "call.transfer"] as const;
 /** Set B, outcomes, sent to the workspace endpoints subscribed to them. */
-export const WORKSPACE_EVENT_TYPES = ["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded"] as const;
+export const WORKSPACE_EVENT_TYPES = ["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded", "test_run.completed"] as const;
 /** Sent only by "send test event" on an endpoint or an agent. */
 export const TEST_EVENT_TYPE = "webhook.test";
 
@@ -76,6 +76,20 @@ export const EVENT_DATA: Record<string, TSchema> = {
     amount_minor: t.Integer({ description: "What was paid, in minor units of the currency (cents)" }),
     currency: t.String(),
     balance: t.Integer({ description: "Wallet balance after the payment, micro-units" }),
+  }),
+  "test_run.completed": t.Object({
+    run_id: t.String({ description: "`trun_…`; GET /v1/agents/{agent_id}/test-runs/{run_id} gives every case's result" }),
+    agent_id: t.String(),
+    agent_version: t.Integer(),
+    status: t.String({ description: "passed (every case passed), failed (any failed or could not be run) or canceled" }),
+    total: t.Integer(),
+    passed: t.Integer(),
+    failed: t.Integer(),
+    errored: t.Integer(),
+    canceled: t.Integer(),
+    started_at: Nullable(Iso),
+    completed_at: Iso,
+    duration_ms: Nullable(t.Integer()),
   }),
   [TEST_EVENT_TYPE]: t.Object({ message: t.String(), destination_id: t.String() }),
 };

@@ -1,9 +1,9 @@
 import { t } from "elysia";
 import { Timestamp } from "../../http/models.ts";
 import { toIso } from "../../lib/time.ts";
-import { agentFields, TurnTakingSettings, type AgentConfig, type TurnTakingFilled } from "../../voice/agent-config.ts";
+import { AgentUpdate, agentFields, TurnTakingSettings, type AgentConfig, type TurnTakingFilled } from "../../voice/agent-config.ts";
 import { filledTurnTaking } from "../../voice/turns/settings.ts";
-import type { AgentListRow, AgentRow } from "./repo.ts";
+import type { AgentListRow, AgentRow, AgentVersionRow } from "./repo.ts";
 import { nameSchemas } from "../../lib/schema-names.ts";
 
 export const Agent = t.Composite([
@@ -26,8 +26,24 @@ export const AgentVersion = t.Object({
   note: t.Union([t.String(), t.Null()]),
   created_by: t.Union([t.String(), t.Null()]),
   created_at: Timestamp,
+  draft: t.Boolean({ description: "Saved with POST /versions and not published since: calls never ran it (agent tests may)" }),
+  live: t.Boolean({ description: "The version calls run now" }),
   config: t.Record(t.String(), t.Unknown(), { description: "The full configuration of that version" }),
 });
+
+export const DraftVersionCreate = t.Composite([AgentUpdate, t.Object({ note: t.Optional(t.String({ minLength: 1, maxLength: 500, description: "Why this version (shown in the history)" })) })], { additionalProperties: false });
+
+export const PublishRequest = t.Optional(
+  t.Object(
+    { require_passing_tests: t.Optional(t.Boolean({ description: "Refuse (409 tests_failing) unless the latest completed test run against this version passed" })) },
+    { additionalProperties: false },
+  ),
+);
+
+/** A stored version as the versions list and POST /versions show it. */
+export function versionJson(v: AgentVersionRow, liveVersion: number) {
+  return { object: "agent_version" as const, agent_id: v.agentId, version: v.version, note: v.note, created_by: v.createdBy, created_at: toIso(v.createdAt), draft: v.draft, live: v.version === liveVersion, config: configOf(v) };
+}
 
 export const VersionParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), version: t.Integer({ minimum: 1 }) });
 
@@ -101,4 +117,4 @@ export function listedAgentJson(row: AgentListRow) {
   return agentJson({ ...rest, config: JSON.parse(configText) });
 }
 
-nameSchemas({ Agent, AgentWithSecret, AgentVersion, AgentChatRequest: ChatRequest, AgentChatResponse: ChatResponse, TestFunctionRequest, ToolInvocation, AgentWebhookSecret: WebhookSecret });
+nameSchemas({ Agent, AgentWithSecret, AgentVersion, AgentDraftVersionRequest: DraftVersionCreate, AgentPublishRequest: PublishRequest, AgentChatRequest: ChatRequest, AgentChatResponse: ChatResponse, TestFunctionRequest, ToolInvocation, AgentWebhookSecret: WebhookSecret });

@@ -20,6 +20,8 @@ export interface AgentsPorts {
     rotateSecret(workspaceId: string, agentId: string): string;
     delete(workspaceId: string, agentId: string): void;
   };
+  /** The latest completed test run against a version of the agent (the publish gate), or null. */
+  latestTestRun(workspaceId: string, agentId: string, version: number): { id: string; status: string; failed: number; errored: number } | null;
   /** Waits for a test event's first delivery attempt (or its time-out). */
   awaitFirstAttempt(workspaceId: string, eventId: string, deliveryId: string): Promise<{ eventId: string; delivery: DeliveryRow; eventType: string; attempt: AttemptRow | null }>;
 }

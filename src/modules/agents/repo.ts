@@ -61,6 +61,20 @@ export function listVersions(db: Db, workspaceId: string, agentId: string, limit
   return db.select().from(agentVersions).where(and(...conditions)).orderBy(desc(agentVersions.version)).limit(limit + 1).all();
 }
 
+/** The highest version stored (drafts included): every new version takes the next number, so a draft never collides. */
+export function maxVersion(db: Db, workspaceId: string, agentId: string): number {
+  const row = db
+    .select({ version: sql<number | null>`max(${agentVersions.version})` })
+    .from(agentVersions)
+    .where(and(eq(agentVersions.workspaceId, workspaceId), eq(agentVersions.agentId, agentId)))
+    .get();
+  return Number(row?.version ?? 0);
+}
+
+export function markPublished(db: Db, workspaceId: string, agentId: string, version: number): void {
+  db.update(agentVersions).set({ draft: false }).where(and(eq(agentVersions.workspaceId, workspaceId), eq(agentVersions.agentId, agentId), eq(agentVersions.version, version))).run();
+}
+
 export function findVersion(db: Db, workspaceId: string, agentId: string, version: number): AgentVersionRow | undefined {
   return db
     .select()

@@ -7,14 +7,13 @@ import { IdParam, NoContent, noContent } from "../../http/models.ts";
 import { jsonText } from "../../http/json-text.ts";
 import { ListOf, listQuery, pageRequest, toPage, toPageText } from "../../http/pagination.ts";
 import { decodeCursor, encodeCursor } from "../../lib/cursor.ts";
-import { toIso } from "../../lib/time.ts";
 import { TEST_EVENT_TYPE } from "../../webhooks/event-types.ts";
 import { publishAgentEvent } from "../../webhooks/outbox.ts";
 import { attemptJson, deliveryJson, TestResult } from "../webhooks/models.ts";
 import type { BrainServices } from "../../voice/brains/services.ts";
 import { chat } from "./chat.ts";
 import { AgentCreate, AgentUpdate } from "../../voice/agent-config.ts";
-import { Agent, AgentVersion, AgentWithSecret, ChatRequest, ChatResponse, TestFunctionRequest, ToolInvocation, VersionParams, WebhookSecret, agentJson, agentJsonText, configOf, listedAgentJson } from "./models.ts";
+import { Agent, AgentVersion, AgentWithSecret, ChatRequest, ChatResponse, DraftVersionCreate, PublishRequest, TestFunctionRequest, ToolInvocation, VersionParams, WebhookSecret, agentJson, agentJsonText, configOf, listedAgentJson, versionJson } from "./models.ts";
 import { agentsPorts } from "./ports.ts";
 import { listAgents, listVersions, type AgentListRow } from "./repo.ts";
 import * as service from "./service.ts";
@@ -100,7 +99,7 @@ export function agentRoutes(ctx: HttpContext, brains: BrainServices, agentUsage:
     .get(
       "/:id/versions",
       ({ principal, params, query }) => {
-        service.getAgent(ctx, principal.workspaceId, params.id);
+        const live = service.getAgent(ctx, principal.workspaceId, params.id).version;
         const limit = query.limit ?? 20;
         const after = query.cursor ? decodeCursor(query.cursor) : null;
         if (query.cursor && !after) throw invalid("cursor", "is not a cursor returned by this list");
@@ -108,12 +107,38 @@ export function agentRoutes(ctx: HttpContext, brains: BrainServices, agentUsage:
         const shown = rows.slice(0, limit);
         const hasMore = rows.length > limit;
         return {
-          data: shown.map((v) => ({ object: "agent_version" as const, agent_id: v.agentId, version: v.version, note: v.note, created_by: v.createdBy, created_at: toIso(v.createdAt), config: configOf(v) })),
+          data: shown.map((v) => versionJson(v, live)),
           has_more: hasMore,
           next_cursor: hasMore ? encodeCursor({ at: shown.at(-1)!.version, id: params.id }) : null,
         };
       },
       { auth: "read", params: IdParam, query: t.Object(listQuery), response: { 200: ListOf(AgentVersion) }, detail: doc("listAgentVersions", "Configuration history") },
+    )
+    .post(
+      "/:id/versions",
+      ({ principal, params, body }) => {
+        const { note, ...changes } = body;
+        const row = service.createDraftVersion(ctx, principal.workspaceId, params.id, changes, note, actor(principal));
+        return status(201, versionJson(row, service.getAgent(ctx, principal.workspaceId, params.id).version));
+      },
+      {
+        auth: "write",
+        params: IdParam,
+        body: DraftVersionCreate,
+        response: { 201: AgentVersion },
+        detail: doc("createAgentVersion", "Save a draft version", "The live configuration with the given fields replacing it, saved as a new version that is not live: calls keep the live version until it is published. Run the agent's tests against it first (`version` of POST /test-runs)."),
+      },
+    )
+    .post(
+      "/:id/versions/:version/publish",
+      ({ principal, params, body }) => agentJson(service.publishVersion(ctx, principal.workspaceId, params.id, params.version, { requirePassingTests: body?.require_passing_tests === true })),
+      {
+        auth: "write",
+        params: VersionParams,
+        body: PublishRequest,
+        response: { 200: Agent },
+        detail: doc("publishAgentVersion", "Make a version live", "With `require_passing_tests`, refused (409 `tests_failing`) unless the latest completed test run against this version passed."),
+      },
     )
     .post("/:id/versions/:version/restore", ({ principal, params }) => agentJson(service.restoreVersion(ctx, principal.workspaceId, params.id, params.version, actor(principal))), {
       auth: "write",

@@ -58,10 +58,47 @@ export function updateAgent(ctx: AppContext, workspaceId: string, id: string, ch
   const config = { ...configOf(current), ...changes } as AgentConfig;
   checkConfig(ctx, workspaceId, config);
   const now = ctx.clock.now();
-  const version = current.version + 1;
   ctx.sqlite.transaction(() => {
+    const version = repo.maxVersion(ctx.db, workspaceId, id) + 1;
     repo.updateAgentRow(ctx.db, workspaceId, id, { name: config.name, config: storedConfig(config), version, updatedAt: now });
     repo.insertVersion(ctx.db, { agentId: id, version, workspaceId, name: config.name, config: storedConfig(config), createdBy: actor, note, draft: false, createdAt: now });
+    agentsPorts(ctx).webhook.update(workspaceId, id, config.webhook_url, config.webhook_events);
+  })();
+  return getAgent(ctx, workspaceId, id);
+}
+
+/** A new version saved as a draft (the live one's fields, the given ones replacing them whole): calls keep the live version until it is published. */
+export function createDraftVersion(ctx: AppContext, workspaceId: string, id: string, changes: AgentInput, note: string | undefined, actor: string | null): repo.AgentVersionRow {
+  const current = getAgent(ctx, workspaceId, id);
+  const config = { ...configOf(current), ...changes } as AgentConfig;
+  checkConfig(ctx, workspaceId, config);
+  const now = ctx.clock.now();
+  return ctx.sqlite.transaction(() => {
+    const row: repo.AgentVersionRow = { agentId: id, version: repo.maxVersion(ctx.db, workspaceId, id) + 1, workspaceId, name: config.name, config: storedConfig(config), createdBy: actor, note: note ?? "draft", draft: true, createdAt: now };
+    repo.insertVersion(ctx.db, row);
+    return row;
+  })();
+}
+
+/**
+ * Makes a stored version live as it is (no new version). With `requirePassingTests` the latest completed
+ * test run against that version must have passed: 409 `tests_failing` naming the run, or saying there is none.
+ */
+export function publishVersion(ctx: AppContext, workspaceId: string, id: string, version: number, options: { requirePassingTests: boolean }) {
+  getAgent(ctx, workspaceId, id);
+  const stored = repo.findVersion(ctx.db, workspaceId, id, version);
+  if (!stored) throw notFound(`version ${version} of this agent`);
+  if (options.requirePassingTests) {
+    const run = agentsPorts(ctx).latestTestRun(workspaceId, id, version);
+    if (!run) throw new ApiError("tests_failing", `no completed test run against version ${version}: run the agent's tests against it first (POST /v1/agents/${id}/test-runs with "version": ${version})`);
+    if (run.status !== "passed") throw new ApiError("tests_failing", `the latest test run against version ${version}, ${run.id}, ${run.status}: ${run.failed} failed, ${run.errored} errored`);
+  }
+  const config = configOf(stored);
+  // References may have gone since the draft was saved (a deleted tool): checked again like any update.
+  checkConfig(ctx, workspaceId, config);
+  ctx.sqlite.transaction(() => {
+    repo.updateAgentRow(ctx.db, workspaceId, id, { name: stored.name, config: stored.config, version, updatedAt: ctx.clock.now() });
+    repo.markPublished(ctx.db, workspaceId, id, version);
     agentsPorts(ctx).webhook.update(workspaceId, id, config.webhook_url, config.webhook_events);
   })();
   return getAgent(ctx, workspaceId, id);

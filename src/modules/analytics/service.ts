@@ -1,5 +1,5 @@
 import type { Static } from "@sinclair/typebox";
-import { and, eq, gte, lt, sql } from "drizzle-orm";
+import { and, eq, gte, isNull, lt, sql } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { callEvents, calls, LIVE_STATUSES } from "../../db/schema/index.ts";
 import { invalid } from "../../http/errors.ts";
@@ -32,7 +32,8 @@ export function callAnalytics(ctx: AppContext, workspaceId: string, query: { fro
   const buckets = Math.ceil((to - origin) / size);
   if (buckets > MAX_BUCKETS) throw invalid("interval", `${buckets} ${interval}s is too many buckets (at most ${MAX_BUCKETS}): pick a larger interval or a shorter period`);
 
-  const inRange = and(eq(calls.workspaceId, workspaceId), gte(calls.createdAt, from), lt(calls.createdAt, to), query.agent_id ? eq(calls.agentId, query.agent_id) : undefined);
+  // Agent tests' calls are not the business's calls: left out of every figure.
+  const inRange = and(eq(calls.workspaceId, workspaceId), gte(calls.createdAt, from), lt(calls.createdAt, to), isNull(calls.testRunId), query.agent_id ? eq(calls.agentId, query.agent_id) : undefined);
   const rows = ctx.db.select({ id: calls.id, agentId: calls.agentId, status: calls.status, answeredAt: calls.answeredAt, durationMs: calls.durationMs, createdAt: calls.createdAt }).from(calls).where(inRange).all();
   const latency = new Map<string, number[]>();
   const events = ctx.db

@@ -31,7 +31,8 @@ export async function finalizeCall(ctx: AppContext, job: RunningJob<{ call_id: s
     ctx.db.update(calls).set({ extracted: result.extracted, summary: result.summary, updatedAt: ctx.clock.now() }).where(eq(calls.id, call.id)).run();
     addTimelineEvent(ctx, call, "extracted", { fields: Object.keys(result.extracted) });
     const type = call.status === "completed" ? "call.completed" : call.status === "transferred" ? "call.transferred" : "call.failed";
-    publishWorkspaceEvent(ctx, {
+    // An agent test's call sends no outcome: a business's CRM must not receive test calls.
+    if (!call.testRunId) publishWorkspaceEvent(ctx, {
       workspaceId: call.workspaceId,
       type,
       data: {

@@ -7,6 +7,7 @@ import type { AgentConfig } from "../../voice/agent-config.ts";
 import { callEvents, calls, LIVE_STATUSES, type CallStatus } from "../../db/schema/index.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { publishAgentEvent } from "../../webhooks/outbox.ts";
+import type { AgentEventType } from "../../webhooks/event-types.ts";
 import type { CallEnding, TurnRecord } from "../../voice/runtime/journal.ts";
 import { liveCalls } from "../../voice/runtime/registry.ts";
 import { callUrls } from "./models.ts";
@@ -58,6 +59,12 @@ export function onLostCall(ctx: AppContext, hook: LostCallReach): void {
   lostCallReach.add(ctx, hook);
 }
 
+/** A call's Set A event, in the caller's transaction; an agent test's call sends none (a business's receivers must not see test calls). */
+function publishCallEvent(ctx: AppContext, call: Pick<CallRow, "id" | "workspaceId" | "agentId" | "testRunId">, type: AgentEventType, data: Record<string, unknown>): void {
+  if (call.testRunId) return;
+  publishAgentEvent(ctx, { workspaceId: call.workspaceId, agentId: call.agentId, callId: call.id, type, data });
+}
+
 export function findCall(ctx: AppContext, callId: string): CallRow | undefined {
   return ctx.db.select().from(calls).where(eq(calls.id, callId)).get();
 }
@@ -96,13 +103,7 @@ export function markAnswered(ctx: AppContext, callId: string): CallRow | undefin
     const now = ctx.clock.now();
     const updated = setStatus(ctx, call, "in_progress", { answeredAt: now });
     if (!updated) return findCall(ctx, callId);
-    publishAgentEvent(ctx, {
-      workspaceId: call.workspaceId,
-      agentId: call.agentId,
-      callId: call.id,
-      type: "call.started",
-      data: { call_id: call.id, agent_id: call.agentId, direction: call.direction, from: call.fromNumber, to: call.toNumber, started_at: new Date(now).toISOString() },
-    });
+    publishCallEvent(ctx, call, "call.started", { call_id: call.id, agent_id: call.agentId, direction: call.direction, from: call.fromNumber, to: call.toNumber, started_at: new Date(now).toISOString() });
     return updated;
   }).immediate();
 }
@@ -115,7 +116,7 @@ export function recordTurn(ctx: AppContext, callId: string, turn: TurnRecord): v
     const transcript = [...((call.transcript as TurnRecord[] | null) ?? []), turn];
     ctx.db.update(calls).set({ transcript, updatedAt: ctx.clock.now() }).where(eq(calls.id, callId)).run();
     addTimelineEvent(ctx, call, "turn", { ...turn, index: transcript.length - 1 });
-    publishAgentEvent(ctx, { workspaceId: call.workspaceId, agentId: call.agentId, callId, type: "call.transcript", data: { turn: transcript.length - 1, ...turn } });
+    publishCallEvent(ctx, call, "call.transcript", { turn: transcript.length - 1, ...turn });
   }).immediate();
 }
 
@@ -137,7 +138,7 @@ export function reportCallError(ctx: AppContext, callId: string, code: string, m
     const call = findCall(ctx, callId);
     if (!call) return;
     addTimelineEvent(ctx, call, "error", { code, message, fatal });
-    publishAgentEvent(ctx, { workspaceId: call.workspaceId, agentId: call.agentId, callId, type: "call.error", data: { code, message, fatal } });
+    publishCallEvent(ctx, call, "call.error", { code, message, fatal });
   }).immediate();
 }
 
@@ -146,7 +147,7 @@ export function reportTransfer(ctx: AppContext, callId: string, to: string, reas
     const call = findCall(ctx, callId);
     if (!call) return;
     addTimelineEvent(ctx, call, "transfer", { to, reason });
-    publishAgentEvent(ctx, { workspaceId: call.workspaceId, agentId: call.agentId, callId, type: "call.transfer", data: { to, reason } });
+    publishCallEvent(ctx, call, "call.transfer", { to, reason });
   }).immediate();
 }
 
@@ -171,13 +172,7 @@ export function endCall(ctx: AppContext, callId: string, ending: CallEnding): bo
     // Another node ended it first (its lost owner's late end, or two survivors): its events went out once, there.
     if (!updated) return false;
     const urls = callUrls(ctx.publicUrl, updated);
-    publishAgentEvent(ctx, {
-      workspaceId: call.workspaceId,
-      agentId: call.agentId,
-      callId,
-      type: "call.ended",
-      data: { status: ending.status, end_reason: ending.endReason, duration_ms: durationMs, transcript_url: urls.transcript_url, recording_url: urls.recording_url },
-    });
+    publishCallEvent(ctx, call, "call.ended", { status: ending.status, end_reason: ending.endReason, duration_ms: durationMs, transcript_url: urls.transcript_url, recording_url: urls.recording_url });
     enqueueJob(ctx, { type: FINALIZE_JOB, payload: { call_id: callId, slots: ending.slots ?? {} }, uniqueKey: `${FINALIZE_JOB}:${callId}`, workspaceId: call.workspaceId, maxAttempts: 5 });
     for (const hook of callEndHooks.of(ctx)) hook(ctx, updated);
     return true;

@@ -28,6 +28,7 @@ export const Call = t.Object({
   phone_number_id: t.Union([t.String(), t.Null()]),
   carrier: t.String(),
   campaign_id: t.Union([t.String(), t.Null()], { description: "The campaign that placed the call" }),
+  test_run_id: t.Union([t.String(), t.Null()], { description: "The agent test run that placed the call (`trun_…`); null for a real call. Test calls are not billed, counted in analytics or listed unless asked for" }),
   status: OneOf(CALL_STATUSES),
   end_reason: t.Union([t.String(), t.Null()], { description: "customer_hangup, agent_hangup, silence_timeout, max_duration, voicemail, transferred, error, …" }),
   variables: t.Record(t.String(), t.Unknown()),
@@ -97,6 +98,8 @@ export const CallsQuery = t.Object({
   number: t.Optional(t.String({ description: "Calls from or to this number" })),
   from: t.Optional(t.String({ format: "date-time", description: "Created at or after" })),
   to: t.Optional(t.String({ format: "date-time", description: "Created before" })),
+  include_tests: t.Optional(t.Boolean({ description: "Also list the calls agent tests placed (left out by default)" })),
+  test_run_id: t.Optional(t.String({ description: "Only the calls of this agent test run (`trun_…`)" })),
 });
 
 export const CallEvent = t.Object({
@@ -132,6 +135,7 @@ export function callJson(row: CallRow, publicUrl: string, cost: CallCost) {
     phone_number_id: row.phoneNumberId,
     carrier: row.carrier,
     campaign_id: row.campaignId,
+    test_run_id: row.testRunId,
     status: row.status,
     end_reason: row.endReason,
     variables: row.variables,

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, gte, lt, notInArray, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, gte, isNull, lt, notInArray, or, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { callEvents, calls, LIVE_STATUSES, type CallStatus } from "../../db/schema/index.ts";
 import { assertNotSuspended } from "../../http/suspensions.ts";
@@ -83,11 +83,11 @@ export function createOutboundCall(ctx: AppContext, carriers: CarrierRegistry, w
   return row;
 }
 
-function notReady(problems: FieldError[]): ApiError {
+export function notReady(problems: FieldError[]): ApiError {
   return new ApiError("agent_not_ready", `the agent cannot take calls yet: ${problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`, { errors: problems });
 }
 
-interface NewCall {
+export interface NewCall {
   workspaceId: string;
   agent: { id: string; version: number };
   direction: CallRow["direction"];
@@ -165,7 +165,7 @@ export function checkInboundAllowed(ctx: AppContext, workspaceId: string, number
 export function createInboundCall(ctx: AppContext, workspaceId: string, number: PhoneNumberRow, from: string | null, carrierOptions: Record<string, unknown> | null, simulatedRecognition: boolean, carrierKind: string): CallRow {
   const inbound = number.inbound as { enabled?: boolean; variables?: Record<string, unknown> };
   const agent = checkInboundAllowed(ctx, workspaceId, number, simulatedRecognition, carrierKind);
-  const row = newCallRow(ctx, {
+  return insertRingingCall(ctx, {
     workspaceId,
     agent,
     direction: "inbound",
@@ -178,11 +178,6 @@ export function createInboundCall(ctx: AppContext, workspaceId: string, number: 
     carrierOptions,
     status: "ringing",
   });
-  ctx.sqlite.transaction(() => {
-    ctx.db.insert(calls).values(row).run();
-    addTimelineEvent(ctx, row, "status", { status: "ringing" });
-  })();
-  return row;
 }
 
 /** The carrier column of calls held in a browser (they have no carrier connection). */
@@ -201,7 +196,7 @@ export function checkWebCallAllowed(ctx: AppContext, workspaceId: string, agentI
 /** A call held in a browser (WebSocket audio): no numbers, `web` direction, ringing until the socket's answer. */
 export function createWebCall(ctx: AppContext, workspaceId: string, request: { agentId: string; variables: Record<string, unknown>; metadata: Record<string, unknown> }): CallRow {
   const agent = checkWebCallAllowed(ctx, workspaceId, request.agentId);
-  const row = newCallRow(ctx, {
+  return insertRingingCall(ctx, {
     workspaceId,
     agent,
     direction: "web",
@@ -214,6 +209,11 @@ export function createWebCall(ctx: AppContext, workspaceId: string, request: { a
     carrierOptions: null,
     status: "ringing",
   });
+}
+
+/** Records a call that is ringing already (its leg is here: inbound, browser, an agent test's). */
+export function insertRingingCall(ctx: AppContext, call: NewCall & { status: "ringing" }): CallRow {
+  const row = newCallRow(ctx, call);
   ctx.sqlite.transaction(() => {
     ctx.db.insert(calls).values(row).run();
     addTimelineEvent(ctx, row, "status", { status: "ringing" });
@@ -235,12 +235,17 @@ export interface CallFilter {
   number?: string;
   from?: string;
   to?: string;
+  include_tests?: boolean;
+  test_run_id?: string;
 }
 
 export function callConditions(workspaceId: string, filter: CallFilter): SQL[] {
   const conditions: SQL[] = [eq(calls.workspaceId, workspaceId)];
   if (filter.agent_id) conditions.push(eq(calls.agentId, filter.agent_id));
   if (filter.campaign_id) conditions.push(eq(calls.campaignId, filter.campaign_id));
+  // An agent test's calls are kept apart: listed when asked for, by their run or all of them.
+  if (filter.test_run_id) conditions.push(eq(calls.testRunId, filter.test_run_id));
+  else if (!filter.include_tests) conditions.push(isNull(calls.testRunId));
   if (filter.status) conditions.push(eq(calls.status, filter.status));
   if (filter.direction) conditions.push(eq(calls.direction, filter.direction));
   if (filter.number) conditions.push(or(eq(calls.fromNumber, filter.number), eq(calls.toNumber, filter.number))!);

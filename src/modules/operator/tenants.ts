@@ -1,5 +1,5 @@
 import type { Static } from "@sinclair/typebox";
-import { and, count, desc, gte, inArray, sql } from "drizzle-orm";
+import { and, count, desc, gte, inArray, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { afterCursor } from "../../db/pagination.ts";
 import { calls, ledgerEntries, members, wallets, workspaces } from "../../db/schema/index.ts";
@@ -26,7 +26,7 @@ export function tenantsJson(ctx: AppContext, rows: WorkspaceRow[]): Static<typeo
     ctx.db
       .select({ id: calls.workspaceId, calls: count(), seconds: sql<number>`coalesce(sum(${calls.durationMs}), 0) / 1000` })
       .from(calls)
-      .where(and(inArray(calls.workspaceId, ids), gte(calls.createdAt, since)))
+      .where(and(inArray(calls.workspaceId, ids), gte(calls.createdAt, since), isNull(calls.testRunId))) // agent tests' calls are not usage
       .groupBy(calls.workspaceId)
       .all(),
   );

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { AppContext } from "../../core/context.ts";
 import { calls } from "../../db/schema/index.ts";
 import { SECOND } from "../../lib/time.ts";
@@ -33,7 +33,7 @@ export function startMetering(ctx: AppContext, enginesOfCall: EnginesOfCall): { 
     const rows = ctx.db
       .select({ id: calls.id, workspaceId: calls.workspaceId, agentId: calls.agentId, carrier: calls.carrier, direction: calls.direction, answeredAt: calls.answeredAt })
       .from(calls)
-      .where(and(inArray(calls.id, [...live.keys()]), eq(calls.status, "in_progress")))
+      .where(and(inArray(calls.id, [...live.keys()]), eq(calls.status, "in_progress"), isNull(calls.testRunId))) // agent tests' calls are free
       .all();
     const now = ctx.clock.now();
     // Charged by the call's own clock, the one its duration is recorded by: a busy event loop slows that
