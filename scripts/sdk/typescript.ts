@@ -107,8 +107,15 @@ function union(types: string[]): string {
   return [...new Set(types)].join(" | ");
 }
 
+/** The type in parentheses when a `|` or `&` joins its parts at the top (`{…} | {…}` too, not only `a | b`), before `[]` or `&` binds tighter. */
 function wrap(type: string): string {
-  return /[|&]/.test(type) && !/^[{(]/.test(type) ? `(${type})` : type;
+  let depth = 0;
+  for (const c of type) {
+    if (c === "{" || c === "(" || c === "<" || c === "[") depth++;
+    else if (c === "}" || c === ")" || c === ">" || c === "]") depth--;
+    else if (depth === 0 && (c === "|" || c === "&")) return `(${type})`;
+  }
+  return type;
 }
 
 // ---- resources ------------------------------------------------------------------------------

@@ -13,6 +13,12 @@ from ._types import (
     AgentChatRequest,
     AgentChatResponse,
     AgentCreate,
+    AgentDraftVersionRequest,
+    AgentPublishRequest,
+    AgentTest,
+    AgentTestCase,
+    AgentTestFromCallRequest,
+    AgentTestUpdate,
     AgentUpdate,
     AgentVersion,
     AgentWebhookSecret,
@@ -108,6 +114,12 @@ from ._types import (
     SuspendRequest,
     Tenant,
     TestFunctionRequest,
+    TestRun,
+    TestRunRequest,
+    TestRunWithResults,
+    TestSuite,
+    TestSuiteImportRequest,
+    TestSuiteImportResult,
     Tokens,
     Tool,
     ToolCreate,
@@ -561,6 +573,41 @@ class AgentsResource(Resource):
             timeout=timeout,
         )
 
+    def create_version(
+        self,
+        id: str,
+        body: AgentDraftVersionRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> AgentVersion:
+        """Save a draft version
+
+        POST /v1/agents/{id}/versions
+        """
+        return self._call("createAgentVersion", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def publish_version(
+        self,
+        id: str,
+        version: int,
+        body: AgentPublishRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Agent:
+        """Make a version live
+
+        POST /v1/agents/{id}/versions/{version}/publish
+        """
+        return self._call(
+            "publishAgentVersion",
+            (id, version,),
+            body,
+            idempotency_key=idempotency_key,
+            timeout=timeout,
+        )
+
     def restore_version(
         self,
         id: str,
@@ -619,6 +666,162 @@ class AgentsResource(Resource):
         POST /v1/agents/{id}/chat
         """
         return self._call("chatWithAgent", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def create_test(
+        self,
+        id: str,
+        body: AgentTestCase,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> AgentTest:
+        """Create a test case
+
+        POST /v1/agents/{id}/tests
+        """
+        return self._call("createAgentTest", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def list_tests(
+        self,
+        id: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Page[AgentTest]:
+        """List test cases
+
+        GET /v1/agents/{id}/tests
+        """
+        return self._call("listAgentTests", (id,), query={"limit": limit, "cursor": cursor}, timeout=timeout)
+
+    def export_tests(self, id: str, *, timeout: Optional[float] = None) -> TestSuite:
+        """Export the test cases as a suite file
+
+        GET /v1/agents/{id}/tests/export
+        """
+        return self._call("exportAgentTests", (id,), timeout=timeout)
+
+    def import_tests(
+        self,
+        id: str,
+        body: TestSuiteImportRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> TestSuiteImportResult:
+        """Import a suite file
+
+        POST /v1/agents/{id}/tests/import
+        """
+        return self._call("importAgentTests", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def create_test_from_call(
+        self,
+        id: str,
+        body: AgentTestFromCallRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> AgentTest:
+        """Make a test case from a past call
+
+        POST /v1/agents/{id}/tests/from-call
+        """
+        return self._call(
+            "createAgentTestFromCall",
+            (id,),
+            body,
+            idempotency_key=idempotency_key,
+            timeout=timeout,
+        )
+
+    def get_test(self, id: str, test_id: str, *, timeout: Optional[float] = None) -> AgentTest:
+        """Get a test case
+
+        GET /v1/agents/{id}/tests/{test_id}
+        """
+        return self._call("getAgentTest", (id, test_id,), timeout=timeout)
+
+    def update_test(
+        self,
+        id: str,
+        test_id: str,
+        body: AgentTestUpdate,
+        *,
+        timeout: Optional[float] = None,
+    ) -> AgentTest:
+        """Update a test case
+
+        PATCH /v1/agents/{id}/tests/{test_id}
+        """
+        return self._call("updateAgentTest", (id, test_id,), body, timeout=timeout)
+
+    def delete_test(self, id: str, test_id: str, *, timeout: Optional[float] = None) -> None:
+        """Delete a test case
+
+        DELETE /v1/agents/{id}/tests/{test_id}
+        """
+        return self._call("deleteAgentTest", (id, test_id,), timeout=timeout)
+
+    def create_test_run(
+        self,
+        id: str,
+        body: TestRunRequest,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> TestRun:
+        """Run test cases
+
+        POST /v1/agents/{id}/test-runs
+        """
+        return self._call("createAgentTestRun", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
+
+    def list_test_runs(
+        self,
+        id: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Page[TestRun]:
+        """List test runs, newest first
+
+        GET /v1/agents/{id}/test-runs
+        """
+        return self._call(
+            "listAgentTestRuns",
+            (id,),
+            query={"limit": limit, "cursor": cursor},
+            timeout=timeout,
+        )
+
+    def get_test_run(self, id: str, run_id: str, *, timeout: Optional[float] = None) -> TestRunWithResults:
+        """Get a test run with each case's result
+
+        GET /v1/agents/{id}/test-runs/{run_id}
+        """
+        return self._call("getAgentTestRun", (id, run_id,), timeout=timeout)
+
+    def cancel_test_run(
+        self,
+        id: str,
+        run_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> TestRunWithResults:
+        """Cancel a test run
+
+        POST /v1/agents/{id}/test-runs/{run_id}/cancel
+        """
+        return self._call(
+            "cancelAgentTestRun",
+            (id, run_id,),
+            idempotency_key=idempotency_key,
+            timeout=timeout,
+        )
 
 
 class ToolsResource(Resource):
@@ -1085,6 +1288,8 @@ class CallsResource(Resource):
         number: Optional[str] = None,
         from_: Optional[str] = None,
         to: Optional[str] = None,
+        include_tests: Optional[bool] = None,
+        test_run_id: Optional[str] = None,
         timeout: Optional[float] = None,
     ) -> Page[Call]:
         """List calls; filter by agent, status, direction, number, time
@@ -1094,7 +1299,7 @@ class CallsResource(Resource):
         return self._call(
             "listCalls",
             (),
-            query={"limit": limit, "cursor": cursor, "agent_id": agent_id, "campaign_id": campaign_id, "status": status, "direction": direction, "number": number, "from": from_, "to": to},
+            query={"limit": limit, "cursor": cursor, "agent_id": agent_id, "campaign_id": campaign_id, "status": status, "direction": direction, "number": number, "from": from_, "to": to, "include_tests": include_tests, "test_run_id": test_run_id},
             timeout=timeout,
         )
 
@@ -1108,6 +1313,8 @@ class CallsResource(Resource):
         number: Optional[str] = None,
         from_: Optional[str] = None,
         to: Optional[str] = None,
+        include_tests: Optional[bool] = None,
+        test_run_id: Optional[str] = None,
         timeout: Optional[float] = None,
     ) -> str:
         """Calls as CSV
@@ -1117,7 +1324,7 @@ class CallsResource(Resource):
         return self._call(
             "exportCalls",
             (),
-            query={"agent_id": agent_id, "campaign_id": campaign_id, "status": status, "direction": direction, "number": number, "from": from_, "to": to},
+            query={"agent_id": agent_id, "campaign_id": campaign_id, "status": status, "direction": direction, "number": number, "from": from_, "to": to, "include_tests": include_tests, "test_run_id": test_run_id},
             timeout=timeout,
         )
 
@@ -2333,10 +2540,24 @@ OPERATIONS: Dict[str, Operation] = {
     "testAgentFunction": Operation("agents", "test_function", "POST", "/v1/agents/{id}/test-function", "json", False),
     "duplicateAgent": Operation("agents", "duplicate", "POST", "/v1/agents/{id}/duplicate", "json", False),
     "listAgentVersions": Operation("agents", "list_versions", "GET", "/v1/agents/{id}/versions", "json", True),
+    "createAgentVersion": Operation("agents", "create_version", "POST", "/v1/agents/{id}/versions", "json", False),
+    "publishAgentVersion": Operation("agents", "publish_version", "POST", "/v1/agents/{id}/versions/{version}/publish", "json", False),
     "restoreAgentVersion": Operation("agents", "restore_version", "POST", "/v1/agents/{id}/versions/{version}/restore", "json", False),
     "rotateAgentWebhookSecret": Operation("agents", "rotate_webhook_secret", "POST", "/v1/agents/{id}/webhook/rotate-secret", "json", False),
     "testAgentWebhook": Operation("agents", "test_webhook", "POST", "/v1/agents/{id}/webhook/test", "json", False),
     "chatWithAgent": Operation("agents", "chat", "POST", "/v1/agents/{id}/chat", "json", False),
+    "createAgentTest": Operation("agents", "create_test", "POST", "/v1/agents/{id}/tests", "json", False),
+    "listAgentTests": Operation("agents", "list_tests", "GET", "/v1/agents/{id}/tests", "json", True),
+    "exportAgentTests": Operation("agents", "export_tests", "GET", "/v1/agents/{id}/tests/export", "json", False),
+    "importAgentTests": Operation("agents", "import_tests", "POST", "/v1/agents/{id}/tests/import", "json", False),
+    "createAgentTestFromCall": Operation("agents", "create_test_from_call", "POST", "/v1/agents/{id}/tests/from-call", "json", False),
+    "getAgentTest": Operation("agents", "get_test", "GET", "/v1/agents/{id}/tests/{test_id}", "json", False),
+    "updateAgentTest": Operation("agents", "update_test", "PATCH", "/v1/agents/{id}/tests/{test_id}", "json", False),
+    "deleteAgentTest": Operation("agents", "delete_test", "DELETE", "/v1/agents/{id}/tests/{test_id}", "none", False),
+    "createAgentTestRun": Operation("agents", "create_test_run", "POST", "/v1/agents/{id}/test-runs", "json", False),
+    "listAgentTestRuns": Operation("agents", "list_test_runs", "GET", "/v1/agents/{id}/test-runs", "json", True),
+    "getAgentTestRun": Operation("agents", "get_test_run", "GET", "/v1/agents/{id}/test-runs/{run_id}", "json", False),
+    "cancelAgentTestRun": Operation("agents", "cancel_test_run", "POST", "/v1/agents/{id}/test-runs/{run_id}/cancel", "json", False),
     "listTools": Operation("tools", "list", "GET", "/v1/tools", "json", True),
     "createTool": Operation("tools", "create", "POST", "/v1/tools", "json", False),
     "getTool": Operation("tools", "get", "GET", "/v1/tools/{id}", "json", False),

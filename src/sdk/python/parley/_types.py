@@ -16,7 +16,27 @@ __all__ = [
     "AgentChatResponseToolCallsItem",
     "AgentChatResponse",
     "AgentCreate",
+    "AgentDraftVersionRequest",
     "AgentList",
+    "AgentPublishRequest",
+    "AgentTestCallerScriptTurnsItem",
+    "AgentTestCallerScript",
+    "AgentTestCallerModel",
+    "AgentTestToolMocksItem",
+    "AgentTestExpectationsItemAgentSays",
+    "AgentTestExpectationsItemToolCalled",
+    "AgentTestExpectationsItemExtracted",
+    "AgentTestExpectationsItemEnded",
+    "AgentTestExpectationsItemTransferred",
+    "AgentTestExpectationsItemMaxTurns",
+    "AgentTestExpectationsItemLatency",
+    "AgentTestExpectationsItemMaxSilence",
+    "AgentTestExpectationsItemGoalReached",
+    "AgentTest",
+    "AgentTestCase",
+    "AgentTestFromCallRequest",
+    "AgentTestList",
+    "AgentTestUpdate",
     "AgentToolFunction",
     "AgentTool2",
     "AgentTool",
@@ -230,6 +250,21 @@ __all__ = [
     "Tenant",
     "TenantList",
     "TestFunctionRequest",
+    "TestResultChecksItem",
+    "TestResultLatenciesItem",
+    "TestResult",
+    "TestResultDiffTurnsItem",
+    "TestResultDiff",
+    "TestRun",
+    "TestRunCompletedEventData",
+    "TestRunCompletedEvent",
+    "TestRunList",
+    "TestRunProgress",
+    "TestRunRequest",
+    "TestRunWithResults",
+    "TestSuite",
+    "TestSuiteImportRequest",
+    "TestSuiteImportResult",
     "Tokens",
     "ToolParameters",
     "ToolMessages",
@@ -977,6 +1012,32 @@ class AgentCreate(_AgentCreateRequired, _AgentCreateOptional):
     pass
 
 
+AgentDraftVersionRequest = TypedDict(
+    "AgentDraftVersionRequest",
+    {
+        "name": str,
+        "language": str,  # BCP 47, e.g. en-US
+        "system_prompt": str,  # Instructions for an llm brain; {{variables}} are filled from the call or contact
+        "first_message": Optional[str],  # The greeting; {{variables}} allowed
+        "first_message_mode": Literal["agent_first", "caller_first"],  # agent_first: the agent greets; caller_first: it waits for the caller
+        "brain": Brain,
+        "voice": AgentVoice,
+        "transcriber": AgentTranscriber,
+        "turn_taking": TurnTaking,
+        "voicemail": Voicemail,
+        "tools": List[AgentTool],
+        "transfer_number": Optional[str],
+        "knowledge_base_ids": List[str],
+        "extraction": List[ExtractionField],  # Fields filled after the call into `extracted` of call.completed
+        "webhook_url": Optional[str],  # Receives the call lifecycle events (https; see webhooks)
+        "webhook_events": List[Literal["call.started", "call.transcript", "call.ended", "call.error", "call.transfer"]],  # Which lifecycle events to send (default: all)
+        "metadata": Dict[str, Any],  # Your own data, returned as given
+        "note": str,  # Why this version (shown in the history)
+    },
+    total=False,
+)
+
+
 AgentList = TypedDict(
     "AgentList",
     {
@@ -984,6 +1045,339 @@ AgentList = TypedDict(
         "has_more": bool,
         "next_cursor": Optional[str],
     },
+)
+
+
+AgentPublishRequest = TypedDict(
+    "AgentPublishRequest",
+    {
+        "require_passing_tests": bool,  # Refuse (409 tests_failing) unless the latest completed test run against this version passed
+    },
+    total=False,
+)
+
+
+# Exactly one of say, audio, dtmf, pause_ms, silence_ms, hangup
+AgentTestCallerScriptTurnsItem = TypedDict(
+    "AgentTestCallerScriptTurnsItem",
+    {
+        "say": str,  # What the caller says, spoken by the built-in voice
+        "audio": str,  # A WAV file (PCM 16-bit mono, 8–48 kHz), base64: the caller plays it instead of `say`
+        "dtmf": str,  # Keys the caller presses
+        "pause_ms": int,  # The caller stays quiet this long, then goes on without waiting for the agent (a pause inside the caller's t...
+        "silence_ms": int,  # The caller says nothing this long after the agent's turn (to test reprompts)
+        "hangup": Literal[True],  # The caller hangs up
+        "barge_in": bool,  # With say/audio: speak over the agent once it has talked `barge_in_after_ms` instead of waiting for it to fi...
+        "barge_in_after_ms": int,  # How far into the agent's speech a barge-in starts (default 800)
+        "voice": str,  # A built-in voice for `say` (default kal16)
+    },
+    total=False,
+)
+
+
+AgentTestCallerScript = TypedDict(
+    "AgentTestCallerScript",
+    {
+        "type": Literal["script"],
+        "turns": List[AgentTestCallerScriptTurnsItem],
+    },
+)
+
+
+_AgentTestCallerModelRequired = TypedDict(
+    "_AgentTestCallerModelRequired",
+    {
+        "type": Literal["model"],
+        "provider_id": str,  # One of the workspace's language-model connections (`prv_…`) that plays the caller
+        "persona": str,  # Who the caller is
+        "goal": str,  # What the caller wants; the model says when it is reached
+    },
+)
+
+
+_AgentTestCallerModelOptional = TypedDict(
+    "_AgentTestCallerModelOptional",
+    {
+        "model": str,  # Default: the connection's default model
+        "opening": str,  # The caller's first words (default: the model chooses, after the agent's greeting)
+        "max_turns": int,  # The caller hangs up after this many turns of its own (default 10)
+    },
+    total=False,
+)
+
+
+class AgentTestCallerModel(_AgentTestCallerModelRequired, _AgentTestCallerModelOptional):
+    pass
+
+
+_AgentTestToolMocksItemRequired = TypedDict(
+    "_AgentTestToolMocksItemRequired",
+    {
+        "tool": str,  # The tool's name or id
+        "result": Any,  # What the tool answers instead of calling its URL
+    },
+)
+
+
+_AgentTestToolMocksItemOptional = TypedDict(
+    "_AgentTestToolMocksItemOptional",
+    {
+        "ok": bool,  # false: answer as a failed call (default true)
+    },
+    total=False,
+)
+
+
+class AgentTestToolMocksItem(_AgentTestToolMocksItemRequired, _AgentTestToolMocksItemOptional):
+    pass
+
+
+_AgentTestExpectationsItemAgentSaysRequired = TypedDict(
+    "_AgentTestExpectationsItemAgentSaysRequired",
+    {
+        "type": Literal["agent_says"],
+    },
+)
+
+
+_AgentTestExpectationsItemAgentSaysOptional = TypedDict(
+    "_AgentTestExpectationsItemAgentSaysOptional",
+    {
+        "turn": int,  # 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn
+        "contains": str,  # Case-insensitive, punctuation-insensitive substring
+        "regex": str,  # A JavaScript regular expression, case-insensitive
+        "rubric": str,  # Judged by a language model: does what the agent said meet this?
+        "judge_provider_id": str,  # The language-model connection that judges a rubric (required with rubric)
+        "not": bool,  # Pass when the condition does NOT hold
+    },
+    total=False,
+)
+
+
+class AgentTestExpectationsItemAgentSays(_AgentTestExpectationsItemAgentSaysRequired, _AgentTestExpectationsItemAgentSaysOptional):
+    """Exactly one of contains, regex, rubric"""
+
+
+_AgentTestExpectationsItemToolCalledRequired = TypedDict(
+    "_AgentTestExpectationsItemToolCalledRequired",
+    {
+        "type": Literal["tool_called"],
+        "tool": str,  # The tool's name (as the model sees it) or its id (`tool_…`)
+    },
+)
+
+
+_AgentTestExpectationsItemToolCalledOptional = TypedDict(
+    "_AgentTestExpectationsItemToolCalledOptional",
+    {
+        "arguments": Dict[str, Any],  # Each given argument must equal the call's (a string may be `{"regex": "…"}`); others are free
+        "times": int,  # Exactly this many matching calls (default: at least one)
+        "not": bool,  # Pass when the condition does NOT hold
+    },
+    total=False,
+)
+
+
+class AgentTestExpectationsItemToolCalled(_AgentTestExpectationsItemToolCalledRequired, _AgentTestExpectationsItemToolCalledOptional):
+    pass
+
+
+AgentTestExpectationsItemExtracted = TypedDict(
+    "AgentTestExpectationsItemExtracted",
+    {
+        "type": Literal["extracted"],
+        "field": str,
+        "equals": Any,  # JSON equality (strings compared case-insensitively, trimmed)
+    },
+)
+
+
+_AgentTestExpectationsItemEndedRequired = TypedDict(
+    "_AgentTestExpectationsItemEndedRequired",
+    {
+        "type": Literal["ended"],
+    },
+)
+
+
+_AgentTestExpectationsItemEndedOptional = TypedDict(
+    "_AgentTestExpectationsItemEndedOptional",
+    {
+        "status": str,  # completed, transferred, failed…
+        "end_reason": str,  # agent_hangup, customer_hangup…
+    },
+    total=False,
+)
+
+
+class AgentTestExpectationsItemEnded(_AgentTestExpectationsItemEndedRequired, _AgentTestExpectationsItemEndedOptional):
+    """At least one of status, end_reason"""
+
+
+AgentTestExpectationsItemTransferred = TypedDict(
+    "AgentTestExpectationsItemTransferred",
+    {
+        "type": Literal["transferred"],
+        "to": str,  # E.164 or SIP URI
+    },
+)
+
+
+AgentTestExpectationsItemMaxTurns = TypedDict(
+    "AgentTestExpectationsItemMaxTurns",
+    {
+        "type": Literal["max_turns"],
+        "turns": int,  # The agent took at most this many turns
+    },
+)
+
+
+_AgentTestExpectationsItemLatencyRequired = TypedDict(
+    "_AgentTestExpectationsItemLatencyRequired",
+    {
+        "type": Literal["latency"],
+        "max_ms": int,  # What the caller waited for each reply (perceived_ms)
+    },
+)
+
+
+_AgentTestExpectationsItemLatencyOptional = TypedDict(
+    "_AgentTestExpectationsItemLatencyOptional",
+    {
+        "turn": int,  # 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn
+    },
+    total=False,
+)
+
+
+class AgentTestExpectationsItemLatency(_AgentTestExpectationsItemLatencyRequired, _AgentTestExpectationsItemLatencyOptional):
+    pass
+
+
+AgentTestExpectationsItemMaxSilence = TypedDict(
+    "AgentTestExpectationsItemMaxSilence",
+    {
+        "type": Literal["max_silence"],
+        "max_ms": int,  # No stretch with neither side speaking longer than this, from the answer to the last words
+    },
+)
+
+
+_AgentTestExpectationsItemGoalReachedRequired = TypedDict(
+    "_AgentTestExpectationsItemGoalReachedRequired",
+    {
+        "type": Literal["goal_reached"],
+    },
+)
+
+
+_AgentTestExpectationsItemGoalReachedOptional = TypedDict(
+    "_AgentTestExpectationsItemGoalReachedOptional",
+    {
+        "not": bool,  # Pass when the condition does NOT hold
+    },
+    total=False,
+)
+
+
+class AgentTestExpectationsItemGoalReached(_AgentTestExpectationsItemGoalReachedRequired, _AgentTestExpectationsItemGoalReachedOptional):
+    """A model-played caller said its goal was reached"""
+
+
+AgentTest = TypedDict(
+    "AgentTest",
+    {
+        "object": Literal["agent_test"],
+        "id": str,  # `atest_…`
+        "agent_id": str,
+        "name": str,
+        "description": Optional[str],
+        "caller": Union[AgentTestCallerScript, AgentTestCallerModel],
+        "channel": Literal["phone", "web"],
+        "from": str,  # E.164 the call comes from (phone)
+        "variables": Dict[str, Union[str, float, bool]],
+        "tool_mocks": List[AgentTestToolMocksItem],
+        "expectations": List[Union[AgentTestExpectationsItemAgentSays, AgentTestExpectationsItemToolCalled, AgentTestExpectationsItemExtracted, AgentTestExpectationsItemEnded, AgentTestExpectationsItemTransferred, AgentTestExpectationsItemMaxTurns, AgentTestExpectationsItemLatency, AgentTestExpectationsItemMaxSilence, AgentTestExpectationsItemGoalReached]],
+        "timeout_seconds": int,
+        "created_at": str,  # ISO 8601, UTC
+        "updated_at": str,  # ISO 8601, UTC
+    },
+)
+
+
+_AgentTestCaseRequired = TypedDict(
+    "_AgentTestCaseRequired",
+    {
+        "name": str,
+        "caller": Union[AgentTestCallerScript, AgentTestCallerModel],
+        "expectations": List[Union[AgentTestExpectationsItemAgentSays, AgentTestExpectationsItemToolCalled, AgentTestExpectationsItemExtracted, AgentTestExpectationsItemEnded, AgentTestExpectationsItemTransferred, AgentTestExpectationsItemMaxTurns, AgentTestExpectationsItemLatency, AgentTestExpectationsItemMaxSilence, AgentTestExpectationsItemGoalReached]],
+    },
+)
+
+
+_AgentTestCaseOptional = TypedDict(
+    "_AgentTestCaseOptional",
+    {
+        "description": Optional[str],
+        "channel": Literal["phone", "web"],  # phone (default): an inbound call from `from`; web: a browser session
+        "from": str,  # E.164
+        "variables": Dict[str, Union[str, float, bool]],  # Values for the agent's {{variables}}
+        "tool_mocks": List[AgentTestToolMocksItem],
+        "timeout_seconds": int,  # The call is ended (and the case fails) after this long; default 120
+    },
+    total=False,
+)
+
+
+class AgentTestCase(_AgentTestCaseRequired, _AgentTestCaseOptional):
+    pass
+
+
+_AgentTestFromCallRequestRequired = TypedDict(
+    "_AgentTestFromCallRequestRequired",
+    {
+        "call_id": str,  # A call of this agent (`call_…`)
+    },
+)
+
+
+_AgentTestFromCallRequestOptional = TypedDict(
+    "_AgentTestFromCallRequestOptional",
+    {
+        "name": str,
+    },
+    total=False,
+)
+
+
+class AgentTestFromCallRequest(_AgentTestFromCallRequestRequired, _AgentTestFromCallRequestOptional):
+    pass
+
+
+AgentTestList = TypedDict(
+    "AgentTestList",
+    {
+        "data": List[AgentTest],
+        "has_more": bool,
+        "next_cursor": Optional[str],
+    },
+)
+
+
+AgentTestUpdate = TypedDict(
+    "AgentTestUpdate",
+    {
+        "name": str,
+        "description": Optional[str],
+        "caller": Union[AgentTestCallerScript, AgentTestCallerModel],
+        "channel": Literal["phone", "web"],  # phone (default): an inbound call from `from`; web: a browser session
+        "from": str,  # E.164
+        "variables": Dict[str, Union[str, float, bool]],  # Values for the agent's {{variables}}
+        "tool_mocks": List[AgentTestToolMocksItem],
+        "expectations": List[Union[AgentTestExpectationsItemAgentSays, AgentTestExpectationsItemToolCalled, AgentTestExpectationsItemExtracted, AgentTestExpectationsItemEnded, AgentTestExpectationsItemTransferred, AgentTestExpectationsItemMaxTurns, AgentTestExpectationsItemLatency, AgentTestExpectationsItemMaxSilence, AgentTestExpectationsItemGoalReached]],
+        "timeout_seconds": int,  # The call is ended (and the case fails) after this long; default 120
+    },
+    total=False,
 )
 
 
@@ -1021,6 +1415,8 @@ AgentVersion = TypedDict(
         "note": Optional[str],
         "created_by": Optional[str],
         "created_at": str,  # ISO 8601, UTC
+        "draft": bool,  # Saved with POST /versions and not published since: calls never ran it (agent tests may)
+        "live": bool,  # The version calls run now
         "config": Dict[str, Any],  # The full configuration of that version
     },
 )
@@ -1371,6 +1767,7 @@ Call = TypedDict(
         "phone_number_id": Optional[str],
         "carrier": str,
         "campaign_id": Optional[str],  # The campaign that placed the call
+        "test_run_id": Optional[str],  # The agent test run that placed the call (`trun_…`); null for a real call. Test calls are not billed, counte...
         "status": Literal["queued", "ringing", "in_progress", "completed", "transferred", "failed", "no_answer", "busy", "canceled"],
         "end_reason": Optional[str],  # customer_hangup, agent_hangup, silence_timeout, max_duration, voicemail, transferred, error, …
         "variables": Dict[str, Any],
@@ -3255,7 +3652,7 @@ _ProblemRequired = TypedDict(
         "title": str,
         "status": int,
         "detail": str,
-        "code": Literal["bad_request", "malformed_json", "nesting_too_deep", "unauthorized", "token_expired", "invalid_credentials", "insufficient_funds", "workspace_suspended", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "conflict", "invalid_state", "agent_in_use", "resource_in_use", "agent_not_ready", "email_taken", "already_member", "last_owner", "name_taken", "number_unavailable", "demo_unavailable", "domain_not_verified", "payment_provider_unavailable", "idempotency_key_reused", "idempotency_in_progress", "gone", "payload_too_large", "unsupported_media_type", "validation_failed", "rate_limited", "internal_error", "bad_gateway", "service_unavailable"],
+        "code": Literal["bad_request", "malformed_json", "nesting_too_deep", "unauthorized", "token_expired", "invalid_credentials", "insufficient_funds", "workspace_suspended", "forbidden", "insufficient_scope", "not_found", "method_not_allowed", "conflict", "invalid_state", "agent_in_use", "resource_in_use", "agent_not_ready", "tests_failing", "email_taken", "already_member", "last_owner", "name_taken", "number_unavailable", "demo_unavailable", "domain_not_verified", "payment_provider_unavailable", "idempotency_key_reused", "idempotency_in_progress", "gone", "payload_too_large", "unsupported_media_type", "validation_failed", "rate_limited", "internal_error", "bad_gateway", "service_unavailable"],
         "request_id": str,
     },
 )
@@ -3695,6 +4092,232 @@ class TestFunctionRequest(_TestFunctionRequestRequired, _TestFunctionRequestOpti
     pass
 
 
+_TestResultChecksItemRequired = TypedDict(
+    "_TestResultChecksItemRequired",
+    {
+        "index": int,  # Position in the case's expectations
+        "expectation": Dict[str, Any],
+        "passed": bool,
+        "detail": str,  # What was expected and what happened, in a sentence
+    },
+)
+
+
+_TestResultChecksItemOptional = TypedDict(
+    "_TestResultChecksItemOptional",
+    {
+        "actual": Any,  # What the call did (the words, the arguments, the value)
+    },
+    total=False,
+)
+
+
+class TestResultChecksItem(_TestResultChecksItemRequired, _TestResultChecksItemOptional):
+    pass
+
+
+TestResultLatenciesItem = TypedDict(
+    "TestResultLatenciesItem",
+    {
+        "turn": int,  # The agent turn (0-based) this reply began
+        "perceived_ms": int,  # From the caller's last words to the agent's first audio
+    },
+)
+
+
+TestResultDiffTurnsItem = TypedDict(
+    "TestResultDiffTurnsItem",
+    {
+        "index": int,
+        "role": Literal["agent", "caller"],
+        "before": Optional[str],
+        "after": Optional[str],
+    },
+)
+
+
+# Against the previous result of the same case (same agent, same case name) in an earlier run
+TestResultDiff = TypedDict(
+    "TestResultDiff",
+    {
+        "previous_run_id": str,
+        "previous_status": str,
+        "status_changed": bool,
+        "turns": List[TestResultDiffTurnsItem],  # Only the transcript turns whose words differ
+    },
+)
+
+
+TestResult = TypedDict(
+    "TestResult",
+    {
+        "object": Literal["test_result"],
+        "id": str,  # `tres_…`
+        "test_id": Optional[str],
+        "name": str,
+        "status": Literal["queued", "running", "passed", "failed", "error", "canceled"],
+        "call_id": Optional[str],
+        "recording_url": Optional[str],
+        "checks": List[TestResultChecksItem],
+        "failures": List[TestResultChecksItem],  # The checks that failed
+        "transcript": List[CallTurn],
+        "latencies": List[TestResultLatenciesItem],
+        "error": Optional[str],
+        "diff": Optional[TestResultDiff],
+        "started_at": Optional[str],
+        "completed_at": Optional[str],
+        "duration_ms": Optional[int],
+    },
+)
+
+
+TestRunProgress = TypedDict(
+    "TestRunProgress",
+    {
+        "total": int,
+        "completed": int,  # Cases with a verdict (passed, failed, error) or canceled
+        "passed": int,
+        "failed": int,
+        "errored": int,  # Cases that could not be run to a verdict
+        "running": int,
+        "queued": int,
+    },
+)
+
+
+TestRun = TypedDict(
+    "TestRun",
+    {
+        "object": Literal["test_run"],
+        "id": str,  # `trun_…`
+        "agent_id": str,
+        "agent_version": int,  # The agent version the cases ran against (a draft too)
+        "status": Literal["queued", "running", "passed", "failed", "canceled"],
+        "concurrency": int,  # At most this many of the run's calls at once
+        "progress": TestRunProgress,
+        "created_at": str,  # ISO 8601, UTC
+        "started_at": Optional[str],
+        "completed_at": Optional[str],
+        "duration_ms": Optional[int],
+    },
+)
+
+
+TestRunCompletedEventData = TypedDict(
+    "TestRunCompletedEventData",
+    {
+        "run_id": str,  # `trun_…`; GET /v1/agents/{agent_id}/test-runs/{run_id} gives every case's result
+        "agent_id": str,
+        "agent_version": int,
+        "status": str,  # passed (every case passed), failed (any failed or could not be run) or canceled
+        "total": int,
+        "passed": int,
+        "failed": int,
+        "errored": int,
+        "canceled": int,
+        "started_at": Optional[str],
+        "completed_at": str,
+        "duration_ms": Optional[int],
+    },
+)
+
+
+TestRunCompletedEvent = TypedDict(
+    "TestRunCompletedEvent",
+    {
+        "event": Literal["test_run.completed"],
+        "id": str,  # `evt_…`, the same on every retry and replay: de-duplicate on it
+        "ts": str,
+        "data": TestRunCompletedEventData,
+    },
+)
+
+
+TestRunList = TypedDict(
+    "TestRunList",
+    {
+        "data": List[TestRun],
+        "has_more": bool,
+        "next_cursor": Optional[str],
+    },
+)
+
+
+TestRunRequest = TypedDict(
+    "TestRunRequest",
+    {
+        "test_ids": List[str],  # Stored cases to run (default: all of the agent's); at most 1000
+        "cases": List[AgentTestCase],  # Cases sent inline instead of stored ones (a suite file kept in a repository)
+        "version": int,  # The agent version to run (default: the live one); a draft too
+        "concurrency": int,  # Calls at once (default 4)
+    },
+    total=False,
+)
+
+
+TestRunWithResults = TypedDict(
+    "TestRunWithResults",
+    {
+        "object": Literal["test_run"],
+        "id": str,  # `trun_…`
+        "agent_id": str,
+        "agent_version": int,  # The agent version the cases ran against (a draft too)
+        "status": Literal["queued", "running", "passed", "failed", "canceled"],
+        "concurrency": int,  # At most this many of the run's calls at once
+        "progress": TestRunProgress,
+        "created_at": str,  # ISO 8601, UTC
+        "started_at": Optional[str],
+        "completed_at": Optional[str],
+        "duration_ms": Optional[int],
+        "results": List[TestResult],  # In case order
+    },
+)
+
+
+TestSuite = TypedDict(
+    "TestSuite",
+    {
+        "object": Literal["test_suite"],
+        "version": Literal[1],
+        "agent_id": str,
+        "tests": List[AgentTestCase],
+    },
+)
+
+
+_TestSuiteImportRequestRequired = TypedDict(
+    "_TestSuiteImportRequestRequired",
+    {
+        "tests": List[AgentTestCase],
+    },
+)
+
+
+_TestSuiteImportRequestOptional = TypedDict(
+    "_TestSuiteImportRequestOptional",
+    {
+        "object": Literal["test_suite"],
+        "version": Literal[1],
+        "agent_id": str,  # Ignored: a suite exported from one agent may be imported into another
+    },
+    total=False,
+)
+
+
+class TestSuiteImportRequest(_TestSuiteImportRequestRequired, _TestSuiteImportRequestOptional):
+    pass
+
+
+TestSuiteImportResult = TypedDict(
+    "TestSuiteImportResult",
+    {
+        "object": Literal["test_suite_import"],
+        "created": int,
+        "updated": int,
+    },
+)
+
+
 Tokens = TypedDict(
     "Tokens",
     {
@@ -4065,7 +4688,7 @@ WebhookEndpoint = TypedDict(
         "object": Literal["webhook_endpoint"],
         "url": str,
         "description": Optional[str],
-        "events": List[Literal["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded"]],
+        "events": List[Literal["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded", "test_run.completed"]],
         "status": Literal["enabled", "disabled"],
         "disabled_reason": Optional[str],  # Why it stopped receiving, e.g. after failing for 5 days
         "health": WebhookEndpointHealth,
@@ -4079,7 +4702,7 @@ _WebhookEndpointCreateRequired = TypedDict(
     "_WebhookEndpointCreateRequired",
     {
         "url": str,  # Absolute https URL (http and private addresses only when the operator allows them)
-        "events": List[Literal["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded"]],
+        "events": List[Literal["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded", "test_run.completed"]],
     },
 )
 
@@ -4111,7 +4734,7 @@ WebhookEndpointUpdate = TypedDict(
     "WebhookEndpointUpdate",
     {
         "url": str,  # Absolute https URL (http and private addresses only when the operator allows them)
-        "events": List[Literal["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded"]],
+        "events": List[Literal["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded", "test_run.completed"]],
         "description": Optional[str],
         "status": Literal["enabled", "disabled"],  # Enabling clears the failure history and closes the breaker
     },
@@ -4126,7 +4749,7 @@ WebhookEndpointWithSecret = TypedDict(
         "object": Literal["webhook_endpoint"],
         "url": str,
         "description": Optional[str],
-        "events": List[Literal["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded"]],
+        "events": List[Literal["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded", "test_run.completed"]],
         "status": Literal["enabled", "disabled"],
         "disabled_reason": Optional[str],  # Why it stopped receiving, e.g. after failing for 5 days
         "health": WebhookEndpointHealth,
@@ -4468,7 +5091,7 @@ AgentWebhookTestEvent = TypedDict(
 
 # Webhook events: the agent set (call lifecycle, `type`) and the workspace set (outcomes, `event`).
 AgentEvent = Union[CallStartedEvent, CallTranscriptEvent, CallEndedEvent, CallErrorEvent, CallTransferEvent, AgentWebhookTestEvent]
-WorkspaceEvent = Union[CallCompletedEvent, CallTransferredEvent, CallFailedEvent, CampaignCompletedEvent, PaymentSucceededEvent, WebhookTestEvent]
+WorkspaceEvent = Union[CallCompletedEvent, CallTransferredEvent, CallFailedEvent, CampaignCompletedEvent, PaymentSucceededEvent, TestRunCompletedEvent, WebhookTestEvent]
 WebhookEvent = Union[AgentEvent, WorkspaceEvent]
 AGENT_EVENT_TYPES: Tuple[str, ...] = ("call.started", "call.transcript", "call.ended", "call.error", "call.transfer", "webhook.test")
-WORKSPACE_EVENT_TYPES: Tuple[str, ...] = ("call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded", "webhook.test")
+WORKSPACE_EVENT_TYPES: Tuple[str, ...] = ("call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded", "test_run.completed", "webhook.test")

@@ -116,10 +116,410 @@ export interface AgentCreate {
   metadata?: Record<string, unknown>;
 }
 
+export interface AgentDraftVersionRequest {
+  name?: string;
+  /** BCP 47, e.g. en-US */
+  language?: string;
+  /** Instructions for an llm brain; {{variables}} are filled from the call or contact */
+  system_prompt?: string;
+  /** The greeting; {{variables}} allowed */
+  first_message?: string | null;
+  /** agent_first: the agent greets; caller_first: it waits for the caller */
+  first_message_mode?: "agent_first" | "caller_first";
+  brain?: Brain;
+  voice?: AgentVoice;
+  transcriber?: AgentTranscriber;
+  turn_taking?: TurnTaking;
+  voicemail?: Voicemail;
+  tools?: AgentTool[];
+  transfer_number?: string | null;
+  knowledge_base_ids?: string[];
+  /** Fields filled after the call into `extracted` of call.completed */
+  extraction?: ExtractionField[];
+  /** Receives the call lifecycle events (https; see webhooks) */
+  webhook_url?: string | null;
+  /** Which lifecycle events to send (default: all) */
+  webhook_events?: ("call.started" | "call.transcript" | "call.ended" | "call.error" | "call.transfer")[];
+  /** Your own data, returned as given */
+  metadata?: Record<string, unknown>;
+  /** Why this version (shown in the history) */
+  note?: string;
+}
+
 export interface AgentList {
   data: Agent[];
   has_more: boolean;
   next_cursor: string | null;
+}
+
+export interface AgentPublishRequest {
+  /** Refuse (409 tests_failing) unless the latest completed test run against this version passed */
+  require_passing_tests?: boolean;
+}
+
+export interface AgentTest {
+  object: "agent_test";
+  /** `atest_…` */
+  id: string;
+  agent_id: string;
+  name: string;
+  description: string | null;
+  caller: {
+    type: "script";
+    turns: {
+      /** What the caller says, spoken by the built-in voice */
+      say?: string;
+      /** A WAV file (PCM 16-bit mono, 8–48 kHz), base64: the caller plays it instead of `say` */
+      audio?: string;
+      /** Keys the caller presses */
+      dtmf?: string;
+      /** The caller stays quiet this long, then goes on without waiting for the agent (a pause inside the caller's turn) */
+      pause_ms?: number;
+      /** The caller says nothing this long after the agent's turn (to test reprompts) */
+      silence_ms?: number;
+      /** The caller hangs up */
+      hangup?: true;
+      /** With say/audio: speak over the agent once it has talked `barge_in_after_ms` instead of waiting for it to finish */
+      barge_in?: boolean;
+      /** How far into the agent's speech a barge-in starts (default 800) */
+      barge_in_after_ms?: number;
+      /** A built-in voice for `say` (default kal16) */
+      voice?: string;
+    }[];
+  } | {
+    type: "model";
+    /** One of the workspace's language-model connections (`prv_…`) that plays the caller */
+    provider_id: string;
+    /** Default: the connection's default model */
+    model?: string;
+    /** Who the caller is */
+    persona: string;
+    /** What the caller wants; the model says when it is reached */
+    goal: string;
+    /** The caller's first words (default: the model chooses, after the agent's greeting) */
+    opening?: string;
+    /** The caller hangs up after this many turns of its own (default 10) */
+    max_turns?: number;
+  };
+  channel: "phone" | "web";
+  /** E.164 the call comes from (phone) */
+  from: string;
+  variables: Record<string, string | number | boolean>;
+  tool_mocks: {
+    /** The tool's name or id */
+    tool: string;
+    /** What the tool answers instead of calling its URL */
+    result: unknown;
+    /** false: answer as a failed call (default true) */
+    ok?: boolean;
+  }[];
+  expectations: ({
+    type: "agent_says";
+    /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
+    turn?: number;
+    /** Case-insensitive, punctuation-insensitive substring */
+    contains?: string;
+    /** A JavaScript regular expression, case-insensitive */
+    regex?: string;
+    /** Judged by a language model: does what the agent said meet this? */
+    rubric?: string;
+    /** The language-model connection that judges a rubric (required with rubric) */
+    judge_provider_id?: string;
+    /** Pass when the condition does NOT hold */
+    not?: boolean;
+  } | {
+    type: "tool_called";
+    /** The tool's name (as the model sees it) or its id (`tool_…`) */
+    tool: string;
+    /** Each given argument must equal the call's (a string may be `{"regex": "…"}`); others are free */
+    arguments?: Record<string, unknown>;
+    /** Exactly this many matching calls (default: at least one) */
+    times?: number;
+    /** Pass when the condition does NOT hold */
+    not?: boolean;
+  } | {
+    type: "extracted";
+    field: string;
+    /** JSON equality (strings compared case-insensitively, trimmed) */
+    equals: unknown;
+  } | {
+    type: "ended";
+    /** completed, transferred, failed… */
+    status?: string;
+    /** agent_hangup, customer_hangup… */
+    end_reason?: string;
+  } | {
+    type: "transferred";
+    /** E.164 or SIP URI */
+    to: string;
+  } | {
+    type: "max_turns";
+    /** The agent took at most this many turns */
+    turns: number;
+  } | {
+    type: "latency";
+    /** What the caller waited for each reply (perceived_ms) */
+    max_ms: number;
+    /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
+    turn?: number;
+  } | {
+    type: "max_silence";
+    /** No stretch with neither side speaking longer than this, from the answer to the last words */
+    max_ms: number;
+  } | {
+    type: "goal_reached";
+    /** Pass when the condition does NOT hold */
+    not?: boolean;
+  })[];
+  timeout_seconds: number;
+  /** ISO 8601, UTC */
+  created_at: string;
+  /** ISO 8601, UTC */
+  updated_at: string;
+}
+
+export interface AgentTestCase {
+  name: string;
+  description?: string | null;
+  caller: {
+    type: "script";
+    turns: {
+      /** What the caller says, spoken by the built-in voice */
+      say?: string;
+      /** A WAV file (PCM 16-bit mono, 8–48 kHz), base64: the caller plays it instead of `say` */
+      audio?: string;
+      /** Keys the caller presses */
+      dtmf?: string;
+      /** The caller stays quiet this long, then goes on without waiting for the agent (a pause inside the caller's turn) */
+      pause_ms?: number;
+      /** The caller says nothing this long after the agent's turn (to test reprompts) */
+      silence_ms?: number;
+      /** The caller hangs up */
+      hangup?: true;
+      /** With say/audio: speak over the agent once it has talked `barge_in_after_ms` instead of waiting for it to finish */
+      barge_in?: boolean;
+      /** How far into the agent's speech a barge-in starts (default 800) */
+      barge_in_after_ms?: number;
+      /** A built-in voice for `say` (default kal16) */
+      voice?: string;
+    }[];
+  } | {
+    type: "model";
+    /** One of the workspace's language-model connections (`prv_…`) that plays the caller */
+    provider_id: string;
+    /** Default: the connection's default model */
+    model?: string;
+    /** Who the caller is */
+    persona: string;
+    /** What the caller wants; the model says when it is reached */
+    goal: string;
+    /** The caller's first words (default: the model chooses, after the agent's greeting) */
+    opening?: string;
+    /** The caller hangs up after this many turns of its own (default 10) */
+    max_turns?: number;
+  };
+  /** phone (default): an inbound call from `from`; web: a browser session */
+  channel?: "phone" | "web";
+  /** E.164 */
+  from?: string;
+  /** Values for the agent's {{variables}} */
+  variables?: Record<string, string | number | boolean>;
+  tool_mocks?: {
+    /** The tool's name or id */
+    tool: string;
+    /** What the tool answers instead of calling its URL */
+    result: unknown;
+    /** false: answer as a failed call (default true) */
+    ok?: boolean;
+  }[];
+  expectations: ({
+    type: "agent_says";
+    /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
+    turn?: number;
+    /** Case-insensitive, punctuation-insensitive substring */
+    contains?: string;
+    /** A JavaScript regular expression, case-insensitive */
+    regex?: string;
+    /** Judged by a language model: does what the agent said meet this? */
+    rubric?: string;
+    /** The language-model connection that judges a rubric (required with rubric) */
+    judge_provider_id?: string;
+    /** Pass when the condition does NOT hold */
+    not?: boolean;
+  } | {
+    type: "tool_called";
+    /** The tool's name (as the model sees it) or its id (`tool_…`) */
+    tool: string;
+    /** Each given argument must equal the call's (a string may be `{"regex": "…"}`); others are free */
+    arguments?: Record<string, unknown>;
+    /** Exactly this many matching calls (default: at least one) */
+    times?: number;
+    /** Pass when the condition does NOT hold */
+    not?: boolean;
+  } | {
+    type: "extracted";
+    field: string;
+    /** JSON equality (strings compared case-insensitively, trimmed) */
+    equals: unknown;
+  } | {
+    type: "ended";
+    /** completed, transferred, failed… */
+    status?: string;
+    /** agent_hangup, customer_hangup… */
+    end_reason?: string;
+  } | {
+    type: "transferred";
+    /** E.164 or SIP URI */
+    to: string;
+  } | {
+    type: "max_turns";
+    /** The agent took at most this many turns */
+    turns: number;
+  } | {
+    type: "latency";
+    /** What the caller waited for each reply (perceived_ms) */
+    max_ms: number;
+    /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
+    turn?: number;
+  } | {
+    type: "max_silence";
+    /** No stretch with neither side speaking longer than this, from the answer to the last words */
+    max_ms: number;
+  } | {
+    type: "goal_reached";
+    /** Pass when the condition does NOT hold */
+    not?: boolean;
+  })[];
+  /** The call is ended (and the case fails) after this long; default 120 */
+  timeout_seconds?: number;
+}
+
+export interface AgentTestFromCallRequest {
+  /** A call of this agent (`call_…`) */
+  call_id: string;
+  name?: string;
+}
+
+export interface AgentTestList {
+  data: AgentTest[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface AgentTestUpdate {
+  name?: string;
+  description?: string | null;
+  caller?: {
+    type: "script";
+    turns: {
+      /** What the caller says, spoken by the built-in voice */
+      say?: string;
+      /** A WAV file (PCM 16-bit mono, 8–48 kHz), base64: the caller plays it instead of `say` */
+      audio?: string;
+      /** Keys the caller presses */
+      dtmf?: string;
+      /** The caller stays quiet this long, then goes on without waiting for the agent (a pause inside the caller's turn) */
+      pause_ms?: number;
+      /** The caller says nothing this long after the agent's turn (to test reprompts) */
+      silence_ms?: number;
+      /** The caller hangs up */
+      hangup?: true;
+      /** With say/audio: speak over the agent once it has talked `barge_in_after_ms` instead of waiting for it to finish */
+      barge_in?: boolean;
+      /** How far into the agent's speech a barge-in starts (default 800) */
+      barge_in_after_ms?: number;
+      /** A built-in voice for `say` (default kal16) */
+      voice?: string;
+    }[];
+  } | {
+    type: "model";
+    /** One of the workspace's language-model connections (`prv_…`) that plays the caller */
+    provider_id: string;
+    /** Default: the connection's default model */
+    model?: string;
+    /** Who the caller is */
+    persona: string;
+    /** What the caller wants; the model says when it is reached */
+    goal: string;
+    /** The caller's first words (default: the model chooses, after the agent's greeting) */
+    opening?: string;
+    /** The caller hangs up after this many turns of its own (default 10) */
+    max_turns?: number;
+  };
+  /** phone (default): an inbound call from `from`; web: a browser session */
+  channel?: "phone" | "web";
+  /** E.164 */
+  from?: string;
+  /** Values for the agent's {{variables}} */
+  variables?: Record<string, string | number | boolean>;
+  tool_mocks?: {
+    /** The tool's name or id */
+    tool: string;
+    /** What the tool answers instead of calling its URL */
+    result: unknown;
+    /** false: answer as a failed call (default true) */
+    ok?: boolean;
+  }[];
+  expectations?: ({
+    type: "agent_says";
+    /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
+    turn?: number;
+    /** Case-insensitive, punctuation-insensitive substring */
+    contains?: string;
+    /** A JavaScript regular expression, case-insensitive */
+    regex?: string;
+    /** Judged by a language model: does what the agent said meet this? */
+    rubric?: string;
+    /** The language-model connection that judges a rubric (required with rubric) */
+    judge_provider_id?: string;
+    /** Pass when the condition does NOT hold */
+    not?: boolean;
+  } | {
+    type: "tool_called";
+    /** The tool's name (as the model sees it) or its id (`tool_…`) */
+    tool: string;
+    /** Each given argument must equal the call's (a string may be `{"regex": "…"}`); others are free */
+    arguments?: Record<string, unknown>;
+    /** Exactly this many matching calls (default: at least one) */
+    times?: number;
+    /** Pass when the condition does NOT hold */
+    not?: boolean;
+  } | {
+    type: "extracted";
+    field: string;
+    /** JSON equality (strings compared case-insensitively, trimmed) */
+    equals: unknown;
+  } | {
+    type: "ended";
+    /** completed, transferred, failed… */
+    status?: string;
+    /** agent_hangup, customer_hangup… */
+    end_reason?: string;
+  } | {
+    type: "transferred";
+    /** E.164 or SIP URI */
+    to: string;
+  } | {
+    type: "max_turns";
+    /** The agent took at most this many turns */
+    turns: number;
+  } | {
+    type: "latency";
+    /** What the caller waited for each reply (perceived_ms) */
+    max_ms: number;
+    /** 0-based index among the agent's turns (its greeting is turn 0); omitted: any turn */
+    turn?: number;
+  } | {
+    type: "max_silence";
+    /** No stretch with neither side speaking longer than this, from the answer to the last words */
+    max_ms: number;
+  } | {
+    type: "goal_reached";
+    /** Pass when the condition does NOT hold */
+    not?: boolean;
+  })[];
+  /** The call is ended (and the case fails) after this long; default 120 */
+  timeout_seconds?: number;
 }
 
 export type AgentTool = {
@@ -173,6 +573,10 @@ export interface AgentVersion {
   created_by: string | null;
   /** ISO 8601, UTC */
   created_at: string;
+  /** Saved with POST /versions and not published since: calls never ran it (agent tests may) */
+  draft: boolean;
+  /** The version calls run now */
+  live: boolean;
   /** The full configuration of that version */
   config: Record<string, unknown>;
 }
@@ -441,6 +845,8 @@ export interface Call {
   carrier: string;
   /** The campaign that placed the call */
   campaign_id: string | null;
+  /** The agent test run that placed the call (`trun_…`); null for a real call. Test calls are not billed, counted in analytics or listed unless asked for */
+  test_run_id: string | null;
   status: "queued" | "ringing" | "in_progress" | "completed" | "transferred" | "failed" | "no_answer" | "busy" | "canceled";
   /** customer_hangup, agent_hangup, silence_timeout, max_duration, voicemail, transferred, error, … */
   end_reason: string | null;
@@ -1907,7 +2313,7 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  code: "bad_request" | "malformed_json" | "nesting_too_deep" | "unauthorized" | "token_expired" | "invalid_credentials" | "insufficient_funds" | "workspace_suspended" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "invalid_state" | "agent_in_use" | "resource_in_use" | "agent_not_ready" | "email_taken" | "already_member" | "last_owner" | "name_taken" | "number_unavailable" | "demo_unavailable" | "domain_not_verified" | "payment_provider_unavailable" | "idempotency_key_reused" | "idempotency_in_progress" | "gone" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable";
+  code: "bad_request" | "malformed_json" | "nesting_too_deep" | "unauthorized" | "token_expired" | "invalid_credentials" | "insufficient_funds" | "workspace_suspended" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "invalid_state" | "agent_in_use" | "resource_in_use" | "agent_not_ready" | "tests_failing" | "email_taken" | "already_member" | "last_owner" | "name_taken" | "number_unavailable" | "demo_unavailable" | "domain_not_verified" | "payment_provider_unavailable" | "idempotency_key_reused" | "idempotency_in_progress" | "gone" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable";
   request_id: string;
   /** The offending fields, at most 20 */
   errors?: {
@@ -2219,6 +2625,181 @@ export interface TestFunctionRequest {
   /** One of the agent's tools (`tool_…`) */
   tool_id: string;
   arguments?: Record<string, unknown>;
+}
+
+export interface TestResult {
+  object: "test_result";
+  /** `tres_…` */
+  id: string;
+  test_id: string | null;
+  name: string;
+  status: "queued" | "running" | "passed" | "failed" | "error" | "canceled";
+  call_id: string | null;
+  recording_url: string | null;
+  checks: {
+    /** Position in the case's expectations */
+    index: number;
+    expectation: Record<string, unknown>;
+    passed: boolean;
+    /** What was expected and what happened, in a sentence */
+    detail: string;
+    /** What the call did (the words, the arguments, the value) */
+    actual?: unknown;
+  }[];
+  /** The checks that failed */
+  failures: {
+    /** Position in the case's expectations */
+    index: number;
+    expectation: Record<string, unknown>;
+    passed: boolean;
+    /** What was expected and what happened, in a sentence */
+    detail: string;
+    /** What the call did (the words, the arguments, the value) */
+    actual?: unknown;
+  }[];
+  transcript: {
+    role: "agent" | "caller";
+    text: string;
+    start_ms: number;
+    end_ms: number;
+    interrupted: boolean;
+  }[];
+  latencies: {
+    /** The agent turn (0-based) this reply began */
+    turn: number;
+    /** From the caller's last words to the agent's first audio */
+    perceived_ms: number;
+  }[];
+  error: string | null;
+  diff: TestResultDiff | null;
+  started_at: string | null;
+  completed_at: string | null;
+  duration_ms: number | null;
+}
+
+/** Against the previous result of the same case (same agent, same case name) in an earlier run */
+export interface TestResultDiff {
+  previous_run_id: string;
+  previous_status: string;
+  status_changed: boolean;
+  /** Only the transcript turns whose words differ */
+  turns: {
+    index: number;
+    role: "agent" | "caller";
+    before: string | null;
+    after: string | null;
+  }[];
+}
+
+export interface TestRun {
+  object: "test_run";
+  /** `trun_…` */
+  id: string;
+  agent_id: string;
+  /** The agent version the cases ran against (a draft too) */
+  agent_version: number;
+  status: "queued" | "running" | "passed" | "failed" | "canceled";
+  /** At most this many of the run's calls at once */
+  concurrency: number;
+  progress: TestRunProgress;
+  /** ISO 8601, UTC */
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  duration_ms: number | null;
+}
+
+export interface TestRunCompletedEvent {
+  event: "test_run.completed";
+  /** `evt_…`, the same on every retry and replay: de-duplicate on it */
+  id: string;
+  ts: string;
+  data: {
+    /** `trun_…`; GET /v1/agents/{agent_id}/test-runs/{run_id} gives every case's result */
+    run_id: string;
+    agent_id: string;
+    agent_version: number;
+    /** passed (every case passed), failed (any failed or could not be run) or canceled */
+    status: string;
+    total: number;
+    passed: number;
+    failed: number;
+    errored: number;
+    canceled: number;
+    started_at: string | null;
+    completed_at: string;
+    duration_ms: number | null;
+  };
+}
+
+export interface TestRunList {
+  data: TestRun[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface TestRunProgress {
+  total: number;
+  /** Cases with a verdict (passed, failed, error) or canceled */
+  completed: number;
+  passed: number;
+  failed: number;
+  /** Cases that could not be run to a verdict */
+  errored: number;
+  running: number;
+  queued: number;
+}
+
+export interface TestRunRequest {
+  /** Stored cases to run (default: all of the agent's); at most 1000 */
+  test_ids?: string[];
+  /** Cases sent inline instead of stored ones (a suite file kept in a repository) */
+  cases?: AgentTestCase[];
+  /** The agent version to run (default: the live one); a draft too */
+  version?: number;
+  /** Calls at once (default 4) */
+  concurrency?: number;
+}
+
+export interface TestRunWithResults {
+  object: "test_run";
+  /** `trun_…` */
+  id: string;
+  agent_id: string;
+  /** The agent version the cases ran against (a draft too) */
+  agent_version: number;
+  status: "queued" | "running" | "passed" | "failed" | "canceled";
+  /** At most this many of the run's calls at once */
+  concurrency: number;
+  progress: TestRunProgress;
+  /** ISO 8601, UTC */
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  duration_ms: number | null;
+  /** In case order */
+  results: TestResult[];
+}
+
+export interface TestSuite {
+  object: "test_suite";
+  version: 1;
+  agent_id: string;
+  tests: AgentTestCase[];
+}
+
+export interface TestSuiteImportRequest {
+  object?: "test_suite";
+  version?: 1;
+  /** Ignored: a suite exported from one agent may be imported into another */
+  agent_id?: string;
+  tests: AgentTestCase[];
+}
+
+export interface TestSuiteImportResult {
+  object: "test_suite_import";
+  created: number;
+  updated: number;
 }
 
 export interface Tokens {
@@ -2645,7 +3226,7 @@ export interface WebhookEndpoint {
   object: "webhook_endpoint";
   url: string;
   description: string | null;
-  events: ("call.completed" | "call.transferred" | "call.failed" | "campaign.completed" | "payment.succeeded")[];
+  events: ("call.completed" | "call.transferred" | "call.failed" | "campaign.completed" | "payment.succeeded" | "test_run.completed")[];
   status: "enabled" | "disabled";
   /** Why it stopped receiving, e.g. after failing for 5 days */
   disabled_reason: string | null;
@@ -2665,7 +3246,7 @@ export interface WebhookEndpoint {
 export interface WebhookEndpointCreate {
   /** Absolute https URL (http and private addresses only when the operator allows them) */
   url: string;
-  events: ("call.completed" | "call.transferred" | "call.failed" | "campaign.completed" | "payment.succeeded")[];
+  events: ("call.completed" | "call.transferred" | "call.failed" | "campaign.completed" | "payment.succeeded" | "test_run.completed")[];
   description?: string;
 }
 
@@ -2678,7 +3259,7 @@ export interface WebhookEndpointList {
 export interface WebhookEndpointUpdate {
   /** Absolute https URL (http and private addresses only when the operator allows them) */
   url?: string;
-  events?: ("call.completed" | "call.transferred" | "call.failed" | "campaign.completed" | "payment.succeeded")[];
+  events?: ("call.completed" | "call.transferred" | "call.failed" | "campaign.completed" | "payment.succeeded" | "test_run.completed")[];
   description?: string | null;
   /** Enabling clears the failure history and closes the breaker */
   status?: "enabled" | "disabled";
@@ -2690,7 +3271,7 @@ export interface WebhookEndpointWithSecret {
   object: "webhook_endpoint";
   url: string;
   description: string | null;
-  events: ("call.completed" | "call.transferred" | "call.failed" | "campaign.completed" | "payment.succeeded")[];
+  events: ("call.completed" | "call.transferred" | "call.failed" | "campaign.completed" | "payment.succeeded" | "test_run.completed")[];
   status: "enabled" | "disabled";
   /** Why it stopped receiving, e.g. after failing for 5 days */
   disabled_reason: string | null;
@@ -2999,7 +3580,7 @@ export interface WorkspaceWithRoleList {
 export type AgentEvent = CallStartedEvent | CallTranscriptEvent | CallEndedEvent | CallErrorEvent | CallTransferEvent;
 
 /** Outcomes, sent to subscribed workspace endpoints (envelope with `event`). */
-export type WorkspaceEvent = CallCompletedEvent | CallTransferredEvent | CallFailedEvent | CampaignCompletedEvent | PaymentSucceededEvent | WebhookTestEvent;
+export type WorkspaceEvent = CallCompletedEvent | CallTransferredEvent | CallFailedEvent | CampaignCompletedEvent | PaymentSucceededEvent | TestRunCompletedEvent | WebhookTestEvent;
 
 export type WebhookEvent = AgentEvent | WorkspaceEvent;
 
@@ -3063,6 +3644,22 @@ export interface ListAgentsQuery {
 
 /** Query parameters of agents.listVersions */
 export interface ListAgentVersionsQuery {
+  /** Page size (1-100, default 20) */
+  limit?: number;
+  /** `next_cursor` of the previous page */
+  cursor?: string;
+}
+
+/** Query parameters of agents.listTests */
+export interface ListAgentTestsQuery {
+  /** Page size (1-100, default 20) */
+  limit?: number;
+  /** `next_cursor` of the previous page */
+  cursor?: string;
+}
+
+/** Query parameters of agents.listTestRuns */
+export interface ListAgentTestRunsQuery {
   /** Page size (1-100, default 20) */
   limit?: number;
   /** `next_cursor` of the previous page */
@@ -3150,6 +3747,10 @@ export interface ListCallsQuery {
   from?: string;
   /** Created before */
   to?: string;
+  /** Also list the calls agent tests placed (left out by default) */
+  include_tests?: boolean;
+  /** Only the calls of this agent test run (`trun_…`) */
+  test_run_id?: string;
 }
 
 /** Query parameters of calls.export */
@@ -3165,6 +3766,10 @@ export interface ExportCallsQuery {
   from?: string;
   /** Created before */
   to?: string;
+  /** Also list the calls agent tests placed (left out by default) */
+  include_tests?: boolean;
+  /** Only the calls of this agent test run (`trun_…`) */
+  test_run_id?: string;
 }
 
 /** Query parameters of calls.transcript */
