@@ -1,8 +1,9 @@
 // An agent's Tests tab in Chromium against a real server, with real simulated test calls: a case written in
 // the form (a refused regular expression marked beside its field first), run with a failing case beside it,
 // the run's progress followed until it ends, the passing case passed, the failing one read beside its
-// transcript with the failed expectation's detail and its recording playable; then a case made from a past
-// call in one click. axe-core, console errors and CSP on every screen.
+// transcript with the failed expectation's detail and its recording playable, run again alone and compared
+// with the run before; then a case made from a past call in one click, then deleted after confirming.
+// axe-core, console errors and CSP on every screen.
 import { describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { chromiumAvailable } from "../helpers/chromium.ts";
@@ -113,10 +114,20 @@ describe.skipIf(!chromiumAvailable())("an agent's tests in the dashboard", () =>
     expect(await result.locator("audio").evaluate((a: any) => a.duration)).toBeGreaterThan(1);
     await h.screen(page, "tests-run-failed-case");
 
-    // The list shows each case's last result.
+    // The list shows each case's last result; the failing case run again alone is compared with this run.
     await page.getByRole("link", { name: "← All tests" }).click();
     await page.getByRole("row", { name: /Opening hours/ }).locator(".tests-passed").waitFor();
     await page.getByRole("table", { name: "Test runs" }).getByText("Failed").waitFor();
+    await page.getByLabel("Choose “Mentions bananas”").check();
+    await page.getByRole("button", { name: "Run selected (1)" }).click();
+    await page.locator(".tests-progress").getByText("1 of 1 done", { exact: false }).waitFor({ timeout: 40_000 });
+    expect(await page.getByRole("table", { name: "Cases in this run" }).getByRole("row").count()).toBe(2); // the header and the one case
+    await result.getByText(/In the previous run it failed\./).waitFor();
+    await h.screen(page, "tests-run-again");
+    await page.getByRole("link", { name: "← All tests" }).click();
+    const runs = page.getByRole("table", { name: "Test runs" }).getByRole("row");
+    await runs.nth(2).waitFor();
+    expect(await runs.count()).toBe(3); // the header and both runs
   }, 60_000);
 
   test("a case made from a past call in one click lands in the Tests tab on the new case", async () => {
@@ -129,8 +140,14 @@ describe.skipIf(!chromiumAvailable())("an agent's tests in the dashboard", () =>
     await page.getByRole("heading", { name: /^Test “/ }).waitFor();
     expect(await page.getByRole("group", { name: "Turn 1" }).getByLabel("Words").inputValue()).toBe("What are your opening hours?");
     await h.screen(page, "tests-case-from-call");
-    const listed = await api.get(`/v1/agents/${agent.id}/tests`);
-    expect(listed.body.data.length).toBe(3);
+    expect((await api.get(`/v1/agents/${agent.id}/tests`)).body.data.length).toBe(3);
+    // Deleted after confirming: back in the list without it.
+    const name = (await page.getByLabel("Name").inputValue()).trim();
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
+    await page.getByRole("dialog", { name: /^Delete the test/ }).getByRole("button", { name: "Delete test" }).click();
+    await page.getByRole("row", { name: /Opening hours/ }).waitFor();
+    expect(await page.getByRole("row", { name }).count()).toBe(0);
+    expect((await api.get(`/v1/agents/${agent.id}/tests`)).body.data.length).toBe(2);
   }, 30_000);
 
   test("no console errors, no CSP violations, no serious accessibility findings", async () => {

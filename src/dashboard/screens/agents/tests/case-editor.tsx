@@ -34,7 +34,8 @@ export function CaseEditor({ agent, caseId }: { agent: Agent; caseId: string }) 
         <Link href={testsPath(agent.id)}>← All tests</Link>
       </p>
       <LoadState state={loaded} label="Loading the test…" onRetry={reload} />
-      {loaded.status === "ready" && <CaseEditorForm key={caseId} agent={agent} test={loaded.data.test} providers={loaded.data.providers} />}
+      {/* Keyed by the case loaded (not the URL's): after a create the URL moves before the case is read again. */}
+      {loaded.status === "ready" && <CaseEditorForm key={loaded.data.test?.id ?? "new"} agent={agent} test={loaded.data.test} providers={loaded.data.providers} />}
     </section>
   );
 }

@@ -48,7 +48,7 @@ export function CaseForm({ draft, onChange, variables, onVariables, errors, agen
       </fieldset>
       <fieldset class="agents-section">
         <legend>Expectations</legend>
-        <ExpectationList expectations={draft.expectations} errors={errors} agent={agent} providers={providers} onChange={(expectations) => set({ expectations })} />
+        <ExpectationList expectations={draft.expectations} errors={errors} agent={agent} providers={providers} onChange={(expectations) => set({ expectations: expectations as unknown as TestCaseInput["expectations"] })} />
       </fieldset>
       <fieldset class="agents-section">
         <legend>Limits</legend>

@@ -11,7 +11,7 @@ import { LoadState, ProblemNotice } from "../../../ui/status.tsx";
 import { testsApi, type TestRunWithResults } from "./api.ts";
 import { CaseResult } from "./case-result.tsx";
 import { testsPath } from "./paths.ts";
-import { isRunning, TestStatus } from "./test-status.tsx";
+import { formatDuration, isRunning, TestStatus } from "./test-status.tsx";
 
 export function RunPage({ agent, runId, resultId }: { agent: Agent; runId: string; resultId: string | null }) {
   const [loaded, reload] = useLoad(() => testsApi.getRun(agent.id, runId), [agent.id, runId]);
@@ -46,7 +46,7 @@ export function RunPage({ agent, runId, resultId }: { agent: Agent; runId: strin
                 </th>
                 <td><TestStatus status={result.status} /></td>
                 <td>{result.failures.length || (result.error ? "—" : "none")}</td>
-                <td>{result.duration_ms === null ? "—" : `${(result.duration_ms / 1000).toFixed(1)} s`}</td>
+                <td>{formatDuration(result.duration_ms)}</td>
               </tr>
             ))}
           </DataTable>
@@ -72,7 +72,7 @@ function Progress({ run }: { run: TestRunWithResults }) {
         {p.completed} of {p.total} done · {p.passed} passed · {p.failed} failed{p.errored ? ` · ${p.errored} could not run` : ""}
         {isRunning(run.status) && ` · ${p.running} running, ${p.queued} waiting`}
       </span>
-      <span class="muted small">Version {run.agent_version}{run.duration_ms !== null && ` · ${(run.duration_ms / 1000).toFixed(1)} s`}</span>
+      <span class="muted small">Version {run.agent_version}{run.duration_ms !== null && ` · ${formatDuration(run.duration_ms)}`}</span>
     </div>
   );
 }

@@ -10,10 +10,10 @@ import { DataTable } from "../../../ui/data-table.tsx";
 import { SelectField } from "../../../ui/field.tsx";
 import { Link } from "../../../ui/link.tsx";
 import { Empty, LoadState, ProblemNotice } from "../../../ui/status.tsx";
-import { testsApi, type AgentTest, type AgentVersionRow, type TestResult, type TestRun } from "./api.ts";
+import { testsApi, type AgentTest, type AgentVersion, type TestResult, type TestRun } from "./api.ts";
 import { callerKind } from "./case-draft.ts";
 import { testsPath } from "./paths.ts";
-import { TestStatus } from "./test-status.tsx";
+import { formatDuration, TestStatus } from "./test-status.tsx";
 
 /** How many recent runs are read for each case's last result. */
 const RECENT_RUNS = 5;
@@ -104,7 +104,7 @@ function CaseRow({ agentId, test, chosen, onChoose, last }: { agentId: string; t
 }
 
 /** The live version (the default) or another one, drafts marked. */
-function VersionChoice({ versions, value, onChange }: { versions: AgentVersionRow[]; value: string; onChange: (value: string) => void }) {
+function VersionChoice({ versions, value, onChange }: { versions: AgentVersion[]; value: string; onChange: (value: string) => void }) {
   const others = versions.filter((v) => !v.live);
   if (others.length === 0) return null;
   const live = versions.find((v) => v.live);
@@ -128,7 +128,7 @@ function PastRuns({ agentId, runs }: { agentId: string; runs: TestRun[] }) {
               <td>{run.agent_version}</td>
               <td><TestStatus status={run.status} /></td>
               <td>{run.progress.passed} of {run.progress.total}</td>
-              <td>{run.duration_ms === null ? "—" : `${(run.duration_ms / 1000).toFixed(1)} s`}</td>
+              <td>{formatDuration(run.duration_ms)}</td>
             </tr>
           ))}
         </DataTable>
