@@ -1,9 +1,9 @@
 // An agent's Tests tab in Chromium against a real server, with real simulated test calls: a case written in
 // the form (a refused regular expression marked beside its field first), run with a failing case beside it,
 // the run's progress followed until it ends, the passing case passed, the failing one read beside its
-// transcript with the failed expectation's detail and its recording playable, run again alone and compared
-// with the run before; then a case made from a past call in one click, then deleted after confirming.
-// axe-core, console errors and CSP on every screen.
+// transcript with the failed expectation's detail and its recording playable, run again alone against a
+// draft version and compared with the run before; then a case made from a past call in one click, then
+// deleted after confirming. axe-core, console errors and CSP on every screen.
 import { describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { chromiumAvailable } from "../helpers/chromium.ts";
@@ -35,7 +35,7 @@ describe.skipIf(!chromiumAvailable())("an agent's tests in the dashboard", () =>
     post: (path: string, body: unknown) => h.server.api.post(path, body, { token: user.token }),
   };
 
-  test("a case written in the form (its refused field marked), run beside a failing case: progress, pass, and the failure read beside its transcript with the recording", async () => {
+  test("a case written in the form (its refused field marked), run beside a failing case: progress, pass, the failure read beside its transcript with the recording; run again on a draft, with the diff", async () => {
     user = await registerUser(h.server.api, "tester");
     agent = (await api.post("/v1/agents", { name: "Shop desk", brain: { type: "flow", flow: FLOW } })).body;
     const number = (await api.post("/v1/phone-numbers/buy", { area_code: "415" })).body;
@@ -45,6 +45,9 @@ describe.skipIf(!chromiumAvailable())("an agent's tests in the dashboard", () =>
     // The failing case, through the API: the agent never talks of bananas.
     const failing = await api.post(`/v1/agents/${agent.id}/tests`, { name: "Mentions bananas", caller: { type: "script", turns: [{ say: "What are your opening hours?" }] }, expectations: [{ type: "agent_says", contains: "bananas" }, { type: "ended", end_reason: "agent_hangup" }] });
     expect(failing.status).toBe(201);
+    // A draft version with other hours, not live: the failing case is run against it later.
+    const answer = { ...FLOW.nodes.answer, text: "We are open from nine to five on weekdays." };
+    expect((await api.post(`/v1/agents/${agent.id}/versions`, { brain: { type: "flow", flow: { ...FLOW, nodes: { ...FLOW.nodes, answer } } }, note: "Shorter hours" })).status).toBe(201);
 
     owner = await h.open(`/agents/${agent.id}?tab=tests`);
     const { page } = owner;
@@ -119,10 +122,15 @@ describe.skipIf(!chromiumAvailable())("an agent's tests in the dashboard", () =>
     await page.getByRole("row", { name: /Opening hours/ }).locator(".tests-passed").waitFor();
     await page.getByRole("table", { name: "Test runs" }).getByText("Failed").waitFor();
     await page.getByLabel("Choose “Mentions bananas”").check();
+    await page.getByLabel("Against").selectOption({ label: "Version 2 (draft) · Shorter hours" });
     await page.getByRole("button", { name: "Run selected (1)" }).click();
     await page.locator(".tests-progress").getByText("1 of 1 done", { exact: false }).waitFor({ timeout: 40_000 });
+    expect(await page.locator(".tests-progress").textContent()).toContain("Version 2");
     expect(await page.getByRole("table", { name: "Cases in this run" }).getByRole("row").count()).toBe(2); // the header and the one case
-    await result.getByText(/In the previous run it failed\./).waitFor();
+    await result.getByText(/In the previous run it failed\. 1 turn differs/).waitFor();
+    const changed = result.getByRole("list", { name: "What changed" });
+    expect(await changed.locator("del").textContent()).toContain("nine to six");
+    expect(await changed.locator("ins").textContent()).toContain("nine to five");
     await h.screen(page, "tests-run-again");
     await page.getByRole("link", { name: "← All tests" }).click();
     const runs = page.getByRole("table", { name: "Test runs" }).getByRole("row");
@@ -130,7 +138,7 @@ describe.skipIf(!chromiumAvailable())("an agent's tests in the dashboard", () =>
     expect(await runs.count()).toBe(3); // the header and both runs
   }, 60_000);
 
-  test("a case made from a past call in one click lands in the Tests tab on the new case", async () => {
+  test("a case made from a past call in one click lands in the Tests tab on the new case; deleted after confirming", async () => {
     const { page } = owner;
     for (let i = 0; i < 60 && (await api.get(`/v1/calls/${pastCall}`)).body.status !== "completed"; i++) await Bun.sleep(250);
     await page.goto(`${h.server.url}/calls/${pastCall}`);
