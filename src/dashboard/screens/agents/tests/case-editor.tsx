@@ -1,6 +1,6 @@
 // One test case, new or saved: the form for the common parts, or the whole definition as JSON (a model
 // caller, tool mocks, anything the form does not show). Saving names the API's refused fields beside them
-// (in the JSON view, in a list); a saved case can be run alone or deleted after confirming.
+// and lists them by path; a saved case can be run alone or deleted after confirming.
 import { useEffect, useState } from "preact/hooks";
 import type { Agent } from "../../../../sdk/ts/src/index.ts";
 import { navigate } from "../../../lib/router.ts";
@@ -88,7 +88,8 @@ function CaseEditorForm({ agent, test, providers }: { agent: Agent; test: AgentT
     if (!test || !(await confirm.ask({ title: `Delete the test “${test.name}”?`, message: "The case is deleted; its past results stay in the runs that have them.", action: "Delete test" }))) return;
     if (await action.run(() => testsApi.remove(agent.id, test.id))) navigate(testsPath(agent.id));
   };
-  const unplaced = view === "json" ? Object.entries(errors) : [];
+  // Listed by path too: the JSON view has no fields, and the form does not show a model caller or tool mocks.
+  const listed = Object.entries(errors);
   return (
     <form onSubmit={save} noValidate aria-labelledby="tests-case-title">
       <div class="agents-row">
@@ -101,9 +102,9 @@ function CaseEditorForm({ agent, test, providers }: { agent: Agent; test: AgentT
         )}
       </div>
       <ProblemNotice problem={action.problem} />
-      {unplaced.length > 0 && (
+      {listed.length > 0 && (
         <ul class="agents-errors" aria-label="Fields the server refused">
-          {unplaced.map(([field, message]) => (
+          {listed.map(([field, message]) => (
             <li key={field}><code>{field}</code>: {message}</li>
           ))}
         </ul>
