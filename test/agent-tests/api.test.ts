@@ -75,13 +75,13 @@ describe("test cases", () => {
     expect((await server.api.get(`/v1/agents/${agentId}/tests/${id}`, { token: a.token })).status).toBe(404);
   });
 
-  const wav = (channels: number) => Buffer.from(encodeWav(new Int16Array(1600 * channels), { sampleRate: 16000, channels })).toString("base64");
+  const wav = (channels: number, sampleRate = 16000) => Buffer.from(encodeWav(new Int16Array(1600 * channels), { sampleRate, channels })).toString("base64");
   const cases: [string, () => Record<string, unknown>, string][] = [
     ["a case with no caller", () => ({ name: "x", expectations: [] }), "caller"],
     ["a turn with two actions", () => ({ name: "x", caller: { type: "script", turns: [{ say: "hi" }, { say: "a", dtmf: "1" }] }, expectations: [] }), "caller.turns[1]"],
     ["a turn with no action", () => ({ name: "x", caller: { type: "script", turns: [{ say: "hi" }, { say: "hi" }, { voice: "kal16" }] }, expectations: [] }), "caller.turns[2]"],
     ["audio that is not a WAV", () => ({ name: "x", caller: { type: "script", turns: [{ say: "hi" }, { audio: Buffer.from("not a wav file at all").toString("base64") }] }, expectations: [] }), "caller.turns[1].audio"],
-    ["a stereo WAV", () => ({ name: "x", caller: { type: "script", turns: [{ audio: wav(2) }] }, expectations: [] }), "caller.turns[0].audio"],
+    ["a WAV at 4 kHz", () => ({ name: "x", caller: { type: "script", turns: [{ audio: wav(1, 4000) }] }, expectations: [] }), "caller.turns[0].audio"],
     ["a rubric with no judge", () => ({ name: "x", caller: script("hi"), expectations: [{ type: "agent_says", rubric: "polite" }] }), "expectations[0].judge_provider_id"],
     ["a judge that is no connection", () => ({ name: "x", caller: script("hi"), expectations: [{ type: "agent_says", rubric: "polite", judge_provider_id: "prv_nope" }] }), "expectations[0].judge_provider_id"],
     ["a judge without a language model", () => ({ name: "x", caller: script("hi"), expectations: [{ type: "agent_says", rubric: "polite", judge_provider_id: speechProviderId }] }), "expectations[0].judge_provider_id"],
@@ -104,12 +104,12 @@ describe("test cases", () => {
     });
   }
 
-  test("valid references pass: the tool by name and by id, the extraction field, a mono WAV, a judged rubric, a model caller", async () => {
+  test("valid references pass: the tool by name and by id, the extraction field, a stereo WAV (its first channel is played), a judged rubric, a model caller", async () => {
     const res = await server.api.post(
       `/v1/agents/${agentId}/tests`,
       {
         name: "references",
-        caller: { type: "script", turns: [{ audio: wav(1) }, { pause_ms: 100 }, { dtmf: "12#" }, { silence_ms: 500 }, { say: "bye", barge_in: true }, { hangup: true }] },
+        caller: { type: "script", turns: [{ audio: wav(2) }, { pause_ms: 100 }, { dtmf: "12#" }, { silence_ms: 500 }, { say: "bye", barge_in: true }, { hangup: true }] },
         tool_mocks: [{ tool: "lookup_order", result: { status: "shipped" } }],
         expectations: [
           { type: "tool_called", tool: toolId, arguments: { order_id: "42" } },

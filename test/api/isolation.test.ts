@@ -14,6 +14,7 @@ const objectOfA: Record<string, string> = {};
 /** Values for path parameters other than `{id}` (a version number, a source of A's knowledge base). */
 const paramOfA: Record<string, string> = {};
 const idsOfA: string[] = [];
+let testRunOfA = "";
 
 /**
  * Paths whose parameter is not a workspace object id, with the reason they are outside this matrix
@@ -48,7 +49,18 @@ beforeAll(async () => {
   const kb = await server.api.post("/v1/knowledge-base", { name: "A's knowledge" }, { token: aKey.secret });
   const source = await server.api.post(`/v1/knowledge-base/${kb.body.id}/sources`, { type: "text", name: "A's notes", text: "Secret notes of tenant A." }, { token: aKey.secret });
   const provider = await server.api.post("/v1/providers", { name: "A's model", kind: "openai-compatible", base_url: "https://models.example.com/v1" }, { token: aKey.secret });
-  for (const suffix of ["", "/test-function", "/duplicate", "/versions", "/versions/{version}/restore", "/webhook/rotate-secret", "/webhook/test", "/chat"]) objectOfA[`/v1/agents/{id}${suffix}`] = agent.body.id;
+  for (const suffix of ["", "/test-function", "/duplicate", "/versions", "/versions/{version}/restore", "/versions/{version}/publish", "/webhook/rotate-secret", "/webhook/test", "/chat"]) objectOfA[`/v1/agents/{id}${suffix}`] = agent.body.id;
+  // A's test case and a run of it (a flow agent that says goodbye at once: the run is over in a second).
+  const tested = await server.api.post("/v1/agents", { name: "A's tested agent", brain: { type: "flow", flow: { start: "bye", nodes: { bye: { type: "end", text: "Bye." } } } } }, { token: aKey.secret });
+  const testCase = await server.api.post(`/v1/agents/${tested.body.id}/tests`, { name: "A's case", caller: { type: "script", turns: [{ hangup: true }] }, expectations: [] }, { token: aKey.secret });
+  expect(testCase.status).toBe(201);
+  const testRun = await server.api.post(`/v1/agents/${tested.body.id}/test-runs`, {}, { token: aKey.secret });
+  expect(testRun.status).toBe(202);
+  for (const suffix of ["/tests", "/tests/{test_id}", "/tests/from-call", "/tests/export", "/tests/import", "/test-runs", "/test-runs/{run_id}", "/test-runs/{run_id}/cancel"]) objectOfA[`/v1/agents/{id}${suffix}`] = tested.body.id;
+  paramOfA.test_id = testCase.body.id;
+  paramOfA.run_id = testRun.body.id;
+  testRunOfA = `/v1/agents/${tested.body.id}/test-runs/${testRun.body.id}`;
+  idsOfA.push(tested.body.id, testCase.body.id, testRun.body.id);
   for (const suffix of ["", "/sources", "/sources/{src}", "/sources/{src}/reindex", "/query"]) objectOfA[`/v1/knowledge-base/{id}${suffix}`] = kb.body.id;
   objectOfA["/v1/tools/{id}"] = tool.body.id;
   objectOfA["/v1/providers/{id}"] = provider.body.id;
@@ -95,7 +107,13 @@ beforeAll(async () => {
   objectOfA["/v1/auth/sessions/{id}"] = session.body.data[0].id;
   idsOfA.push(a.workspaceId, a.userId, aKey.id, member.memberId, member.userId, audit.body.data[0].id, session.body.data[0].id);
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  // A's test run ends before the server stops (a stopping node gives its jobs 10 s).
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await Bun.sleep(100)) {
+    if (!["queued", "running"].includes((await server.api.get(testRunOfA, { token: a.token })).body.status)) break;
+  }
+  await server.stop();
+}, 30_000);
 
 /** A valid body per mutating operation, so the answer is about ownership, not validation. */
 const VALID_BODY: Record<string, unknown> = {
@@ -117,6 +135,10 @@ const VALID_BODY: Record<string, unknown> = {
   "PATCH /v1/campaigns/{id}": { name: "renamed by B" },
   "PATCH /v1/schedules/{id}": { variables: { planted_by: "B" } },
   "PATCH /v1/widgets/{id}": { name: "renamed by B" },
+  "POST /v1/agents/{id}/tests": { name: "planted by B", caller: { type: "script", turns: [{ hangup: true }] }, expectations: [] },
+  "PATCH /v1/agents/{id}/tests/{test_id}": { description: "changed by B" },
+  "POST /v1/agents/{id}/tests/from-call": { call_id: "call_of_b" },
+  "POST /v1/agents/{id}/tests/import": { tests: [] },
 };
 /** Query strings for GET operations that need one, so the 404 is about the object and nothing else. */
 const VALID_QUERY: Record<string, string> = {

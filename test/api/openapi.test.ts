@@ -106,7 +106,7 @@ describe("OpenAPI document", () => {
 describe("OpenAPI webhooks section", () => {
   test("publishes every event of both sets with its envelope and data schema", () => {
     const setA = ["call.started", "call.transcript", "call.ended", "call.error", "call.transfer"];
-    const setB = ["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded"];
+    const setB = ["call.completed", "call.transferred", "call.failed", "campaign.completed", "payment.succeeded", "test_run.completed"];
     expect(Object.keys(doc.webhooks).sort()).toEqual([...setA, ...setB, "webhook.test"].sort());
     for (const type of setA) {
       const schema = doc.webhooks[type].post.requestBody.content["application/json"].schema;

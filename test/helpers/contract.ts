@@ -50,6 +50,21 @@ export const EXTENSIONS: ContractOperation[] = [
   // White-label: a domain is proven by a DNS record checked on demand, and an uploaded logo is served by Parley.
   { number: 1030, method: "POST", path: "/v1/white-label/domains/{domain}/verify", auth: "admin", purpose: "Verify a custom domain by its DNS TXT record" },
   { number: 1031, method: "GET", path: "/v1/branding/logos/{file}", auth: "public", purpose: "An uploaded logo, content-addressed" },
+  // Issue 38: an agent's test suites (cases, runs, suite files) and draft versions published behind them.
+  { number: 1040, method: "POST", path: "/v1/agents/{id}/tests", auth: "write", purpose: "Create a test case" },
+  { number: 1041, method: "GET", path: "/v1/agents/{id}/tests", auth: "read", purpose: "List test cases" },
+  { number: 1042, method: "GET", path: "/v1/agents/{id}/tests/{test_id}", auth: "read", purpose: "Get a test case" },
+  { number: 1043, method: "PATCH", path: "/v1/agents/{id}/tests/{test_id}", auth: "write", purpose: "Update a test case" },
+  { number: 1044, method: "DELETE", path: "/v1/agents/{id}/tests/{test_id}", auth: "write", purpose: "Delete a test case" },
+  { number: 1045, method: "POST", path: "/v1/agents/{id}/tests/from-call", auth: "write", purpose: "Make a test case from a past call" },
+  { number: 1046, method: "GET", path: "/v1/agents/{id}/tests/export", auth: "read", purpose: "Export the test cases as a suite file" },
+  { number: 1047, method: "POST", path: "/v1/agents/{id}/tests/import", auth: "write", purpose: "Import a suite file (upsert by name)" },
+  { number: 1048, method: "POST", path: "/v1/agents/{id}/test-runs", auth: "write", purpose: "Run test cases" },
+  { number: 1049, method: "GET", path: "/v1/agents/{id}/test-runs", auth: "read", purpose: "List test runs" },
+  { number: 1050, method: "GET", path: "/v1/agents/{id}/test-runs/{run_id}", auth: "read", purpose: "Get a test run with its results" },
+  { number: 1051, method: "POST", path: "/v1/agents/{id}/test-runs/{run_id}/cancel", auth: "write", purpose: "Cancel a test run" },
+  { number: 1052, method: "POST", path: "/v1/agents/{id}/versions", auth: "write", purpose: "Save a draft version" },
+  { number: 1053, method: "POST", path: "/v1/agents/{id}/versions/{version}/publish", auth: "write", purpose: "Make a version live" },
 ];
 
 /**

@@ -6,7 +6,7 @@ import { resultDiff } from "./diff.ts";
 import type { ResultRow, RunRow } from "./models.ts";
 import { agentTestsPorts } from "./ports.ts";
 import * as repo from "./repo.ts";
-import { finishRun, liveRunsOf } from "./runs.ts";
+import { abandonRun, finishRun, liveRunsOf } from "./runs.ts";
 
 /** How often a running run looks whether it was canceled (through another node, or while this one was busy). */
 const CANCEL_POLL_MS = 1000;
@@ -34,8 +34,13 @@ export async function runTestRun(ctx: AppContext, job: RunningJob<{ run_id: stri
   job.signal.addEventListener("abort", stop);
   liveRunsOf(ctx).set(start.id, abort);
   const watch = setInterval(() => {
-    if (repo.runById(ctx.db, start.id)?.status !== "running") abort.abort();
+    try {
+      if (repo.runById(ctx.db, start.id)?.status !== "running") abort.abort();
+    } catch {
+      // The database is away for a moment: the next look tells.
+    }
   }, CANCEL_POLL_MS);
+  let failure: unknown = null;
   try {
     const worker = async () => {
       while (!abort.signal.aborted) {
@@ -44,7 +49,9 @@ export async function runTestRun(ctx: AppContext, job: RunningJob<{ run_id: stri
         await runOne(ctx, start, result, abort.signal, job.signal);
       }
     };
-    await Promise.all(Array.from({ length: start.concurrency }, worker));
+    // A worker that fails (the database refused a write) stops the others, which wind their calls down first.
+    const outcomes = await Promise.allSettled(Array.from({ length: start.concurrency }, () => worker().catch((error) => (abort.abort(), Promise.reject(error)))));
+    failure = outcomes.find((outcome) => outcome.status === "rejected")?.reason ?? null;
   } finally {
     clearInterval(watch);
     job.signal.removeEventListener("abort", stop);
@@ -52,7 +59,17 @@ export async function runTestRun(ctx: AppContext, job: RunningJob<{ run_id: stri
   }
   // The node is stopping (or lost the job): the cases left running are taken up again by the next attempt.
   if (job.signal.aborted) throw new JobSnooze(ctx.clock.now(), "the node stopped during the run; its unfinished cases run again");
+  if (failure) {
+    // Retried (its unfinished cases queued again) until the last attempt, which gives them up as errors: a run always ends.
+    if (job.attempt < job.maxAttempts) throw failure;
+    abandonRun(ctx, start.id, `the run could not go on: ${(failure as Error).message}`, () => job.complete());
+    return;
+  }
   finishRun(ctx, start.id, () => job.complete());
+}
+
+function whenAborted(signal: AbortSignal): Promise<null> {
+  return new Promise((resolve) => (signal.aborted ? resolve(null) : signal.addEventListener("abort", () => resolve(null), { once: true })));
 }
 
 /** One case: its call through the runner, then its result written (canceled when its run was). */
@@ -63,16 +80,18 @@ async function runOne(ctx: AppContext, run: RunRow, result: ResultRow, runSignal
   runSignal.addEventListener("abort", stop);
   const timeoutMs = (definition.timeout_seconds ?? 120) * 1000 + TIMEOUT_GRACE_MS;
   const timer = setTimeout(stop, timeoutMs);
-  let verdict: CaseVerdict;
+  let verdict: CaseVerdict | null;
   try {
-    verdict = await agentTestsPorts(ctx).runCase({ workspaceId: run.workspaceId, agentId: run.agentId, version: run.agentVersion, runId: run.id, resultId: result.id, definition }, caseAbort.signal);
+    const verdictOf = agentTestsPorts(ctx).runCase({ workspaceId: run.workspaceId, agentId: run.agentId, version: run.agentVersion, runId: run.id, resultId: result.id, definition }, caseAbort.signal);
+    // A node stopping does not wait for its cases to wind down: their calls end with the node, and the case runs again.
+    verdict = await Promise.race([verdictOf, whenAborted(jobSignal)]);
   } catch (error) {
     verdict = { status: "error", callId: null, checks: [], transcript: [], latencies: [], error: (error as Error).message };
   } finally {
     clearTimeout(timer);
     runSignal.removeEventListener("abort", stop);
   }
-  if (jobSignal.aborted) return;
+  if (!verdict || jobSignal.aborted) return;
   ctx.sqlite.transaction(() => {
     const canceled = repo.runById(ctx.db, run.id)?.status === "canceled";
     const now = ctx.clock.now();

@@ -92,6 +92,10 @@ export function countVerdict(db: Db, id: string, status: "passed" | "failed" | "
   db.update(agentTestRuns).set({ [key]: sql`${column} + 1`, updatedAt: now }).where(eq(agentTestRuns.id, id)).run();
 }
 
+export function countErrors(db: Db, id: string, errors: number, now: number): void {
+  if (errors) db.update(agentTestRuns).set({ errored: sql`${agentTestRuns.errored} + ${errors}`, updatedAt: now }).where(eq(agentTestRuns.id, id)).run();
+}
+
 // ---- Results
 
 const RESULTS_INSERT_BATCH = 200;
@@ -137,6 +141,11 @@ export function finishResult(db: Db, id: string, changes: Partial<ResultRow>): b
 
 export function setResultCall(db: Db, id: string, callId: string): void {
   db.update(agentTestResults).set({ callId }).where(eq(agentTestResults.id, id)).run();
+}
+
+/** The cases of a run given up: each still queued or running becomes an error saying why. */
+export function errorUnfinished(db: Db, runId: string, error: string, now: number): number {
+  return db.update(agentTestResults).set({ status: "error", error, completedAt: now }).where(and(eq(agentTestResults.runId, runId), inArray(agentTestResults.status, ["queued", "running"]))).run().changes;
 }
 
 /** A canceled run's cases that had not started. */

@@ -155,6 +155,15 @@ export function finishRun(ctx: AppContext, runId: string, complete: () => void):
   })();
 }
 
+/** The run's last attempt failed: its unfinished cases become errors saying why, and the run ends (failed). */
+export function abandonRun(ctx: AppContext, runId: string, error: string, complete: () => void): void {
+  ctx.sqlite.transaction(() => {
+    const now = ctx.clock.now();
+    repo.countErrors(ctx.db, runId, repo.errorUnfinished(ctx.db, runId, error, now), now);
+    finishRun(ctx, runId, complete);
+  })();
+}
+
 /** Cancels a run: cases not started are canceled, live calls hung up (on this node at once, elsewhere at the runner's next look). */
 export function cancelRun(ctx: AppContext, workspaceId: string, agentId: string, runId: string): RunRow {
   const run = getRun(ctx, workspaceId, agentId, runId);

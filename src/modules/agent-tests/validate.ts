@@ -92,7 +92,7 @@ export function caseProblems(definition: TestCaseDefinition, context: CaseContex
   return problems;
 }
 
-/** Why base64 text is not a WAV the caller can play (16-bit PCM, mono, 8–48 kHz), or null. */
+/** Why base64 text is not a WAV the caller can play (16-bit PCM at 8–48 kHz; of several channels it plays the first), or null. */
 function wavProblem(base64: string): string | null {
   let bytes: Uint8Array;
   try {
@@ -102,11 +102,10 @@ function wavProblem(base64: string): string | null {
   }
   try {
     const { info } = decodeWav(bytes);
-    if (info.channels !== 1) return `is a ${info.channels}-channel WAV; the caller plays mono`;
     if (info.sampleRate < 8000 || info.sampleRate > 48000) return `has a sample rate of ${info.sampleRate} Hz; 8000–48000 Hz`;
     if (info.frames === 0) return "holds no audio";
     return null;
   } catch (error) {
-    return `is not a WAV file (base64 of 16-bit PCM, mono): ${(error as Error).message}`;
+    return `is not a WAV file (base64 of 16-bit PCM): ${(error as Error).message}`;
   }
 }

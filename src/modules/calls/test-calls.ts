@@ -14,7 +14,7 @@ export const TEST_CARRIER = "test";
 /** How often a test call's end is looked for until its record is final (the finalize job wrote `extracted`). */
 const FINAL_POLL_MS = 25;
 /** A finalize job that has not run by then (a model extraction stuck) no longer holds the case back. */
-const FINAL_WAIT_MS = 60_000;
+const FINAL_WAIT_MS = 15_000;
 
 /** A call an agent test places: the version it runs, its run, where it comes from. */
 export interface TestCallRequest {

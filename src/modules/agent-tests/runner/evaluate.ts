@@ -85,7 +85,8 @@ function agentSays(expectation: Static<typeof AgentSaysExpectation>, facts: Call
   const hit = turns.findIndex((turn) => matches(turn.text));
   if (hit >= 0) return { passed: !negate, actual: turns[hit].text, detail: `agent turn ${hit} said ${quote(turns[hit].text)}; expected ${negate ? "no" : "an"} agent turn ${wanted}` };
   const said = turns.map((turn) => turn.text);
-  return { passed: negate, actual: said, detail: `no agent turn ${wanted.replace(/^to /, "")}${said.length ? ` (it said ${said.map(quote).join(", ")})` : " (the agent said nothing)"}; expected ${negate ? "none" : "one"} to` };
+  const didNot = expectation.contains !== undefined ? `contained ${quote(expectation.contains)}` : `matched /${expectation.regex}/i`;
+  return { passed: negate, actual: said, detail: `no agent turn ${didNot}${said.length ? ` (it said ${said.map(quote).join(", ")})` : " (the agent said nothing)"}; expected ${negate ? "none" : "one"} to` };
 }
 
 function toolCalled(expectation: Static<typeof ToolCalledExpectation>, facts: CallFacts): Outcome {

@@ -52,7 +52,7 @@ async function judgeOne(
         { role: "system", content: INSTRUCTIONS },
         { role: "user", content: `Conversation:\n${conversation || "(nothing was said)"}\n\nJudge ${what}:\n${JSON.stringify(said)}\n\nRubric: ${expectation.rubric}` },
       ],
-      { signal },
+      signal,
     );
   } catch (error) {
     throw new JudgeUnavailable(`expectations[${index}]: the judge could not be reached: ${(error as Error).message}`);

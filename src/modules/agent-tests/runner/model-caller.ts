@@ -51,7 +51,7 @@ export class ModelCaller {
 
   private async speakNext(line: TestCallerLeg): Promise<void> {
     const opening = this.turnsTaken === 1 ? this.definition.opening : undefined;
-    let text = opening ?? (await completeChat(this.model, this.definition.model, this.messages(), { temperature: 0.7, signal: this.signal }));
+    let text = opening ?? (await completeChat(this.model, this.definition.model, this.messages(), this.signal));
     if (text.includes(GOAL_MARKER)) {
       this.goalReached = true;
       this.leaving = true;

@@ -3,7 +3,7 @@ import { mediaClock } from "../../../voice/media/media-clock.ts";
 import type { CaseVerdict, CheckResult, TestCaseDefinition, TranscriptTurn } from "../definition.ts";
 import { CallerVoice } from "./caller-voice.ts";
 import { factsOf } from "./call-facts.ts";
-import type { EndedTestCall, LanguageModel, RunnerDeps, StartedTestCall } from "./deps.ts";
+import type { LanguageModel, RunnerDeps, StartedTestCall } from "./deps.ts";
 import { evaluate, type RubricVerdict } from "./evaluate.ts";
 import { judgeRubrics, JudgeUnavailable } from "./judge.ts";
 import { ModelCaller } from "./model-caller.ts";
@@ -22,10 +22,11 @@ export interface TestCaseRequest {
 
 const DEFAULT_TIMEOUT_S = 120;
 const DEFAULT_FROM = "+15550100000";
-/** How long a call hung up at its timeout (or cancel) may take to finish before the case gives up on it. */
-const END_GRACE_MS = 30_000;
-/** How long the finalize job may take to write the call's extraction after `done`. */
-const FINAL_RECORD_WAIT_MS = 10_000;
+/**
+ * How long a call whose line is over may take to be final (its end, then the extraction `done` waits
+ * for, at most a minute) before the case gives up on it.
+ */
+const END_GRACE_MS = 90_000;
 
 /**
  * One case as a real test call: the caller (script or model) on an in-process leg, the agent's whole
@@ -51,7 +52,7 @@ export async function runTestCase(deps: RunnerDeps, request: TestCaseRequest, si
   const announce = caller.type === "model" || !caller.turns.some((turn) => turn.audio !== undefined);
 
   // Built when the call has its id (makeLeg), read once startTestCall returns.
-  const made: { line?: TestCallerLeg; driver?: ScriptCaller | ModelCaller } = {};
+  const made: { callId?: string; line?: TestCallerLeg; driver?: ScriptCaller | ModelCaller } = {};
   let started: StartedTestCall;
   try {
     started = deps.startTestCall(
@@ -66,6 +67,7 @@ export async function runTestCase(deps: RunnerDeps, request: TestCaseRequest, si
         scriptedRecognition: announce,
       },
       (callId) => {
+        made.callId = callId;
         mockToolsOfCall(callId, mocks);
         const voice = new CallerVoice(callId, announce);
         const driver = (made.driver =
@@ -76,7 +78,10 @@ export async function runTestCase(deps: RunnerDeps, request: TestCaseRequest, si
       },
     );
   } catch (error) {
-    return errorVerdict(null, `the test call could not start: ${(error as Error).message}`);
+    // A leg already made would otherwise tick on the media clock for ever.
+    made.line?.hangUpAsCaller();
+    if (made.callId) forgetToolMocks(made.callId);
+    return errorVerdict(made.callId ?? null, `the test call could not start: ${(error as Error).message}`);
   }
   const { callId } = started;
   const { line, driver } = made;
@@ -84,12 +89,13 @@ export async function runTestCase(deps: RunnerDeps, request: TestCaseRequest, si
 
   const ending = await untilEnded(started, line, (definition.timeout_seconds ?? DEFAULT_TIMEOUT_S) * 1000, signal);
   forgetToolMocks(callId);
-  const call = await finalRecord(deps, workspaceId, callId);
+  const call = deps.readCall(workspaceId, callId);
   const transcript = call?.transcript ?? [];
   if (!call) return errorVerdict(callId, "the test call's record is gone");
   if (ending === "canceled") return errorVerdict(callId, "the run was canceled", transcript);
-  if (ending === "stuck") return errorVerdict(callId, "the test call did not end after the caller hung up", transcript);
-  if (driver.failure) return errorVerdict(callId, driver.failure, transcript);
+  if (ending === "stuck") return errorVerdict(callId, `the test call was not final ${END_GRACE_MS / 1000} s after its line was over`, transcript);
+  const failure = line.failure ?? driver.failure;
+  if (failure) return errorVerdict(callId, failure, transcript);
 
   const goalReached = driver instanceof ModelCaller ? driver.goalReached : null;
   const facts = factsOf(call, goalReached, tools);
@@ -130,17 +136,6 @@ async function untilEnded(started: StartedTestCall, line: TestCallerLeg, timeout
     clearTimeout(grace);
     signal.removeEventListener("abort", onAbort);
   }
-}
-
-/** The call once its finalize job wrote the extraction (`done` should mean that already; this covers a late job). */
-async function finalRecord(deps: RunnerDeps, workspaceId: string, callId: string): Promise<EndedTestCall | null> {
-  const deadline = Date.now() + FINAL_RECORD_WAIT_MS;
-  let call = deps.readCall(workspaceId, callId);
-  while (call && call.extracted === null && Date.now() < deadline) {
-    await Bun.sleep(50);
-    call = deps.readCall(workspaceId, callId);
-  }
-  return call;
 }
 
 function timeoutCheck(seconds: number): CheckResult {

@@ -35,6 +35,9 @@ export class TestCallerLeg extends SimulatedLegBase {
   endedBy: "caller" | "agent" | null = null;
   /** Resolves when the line is over, whoever ended it. */
   readonly over: Promise<void>;
+  /** Why the caller's own logic broke (it threw on a tick), else null: the case is an error, not a verdict. */
+  failure: string | null = null;
+  private readonly heard = new Int16Array(FRAME);
   private outgoing: Uint8Array[] = [];
   private digits: { digit: string; atMs: number }[] = [];
   private unsubscribe: (() => void) | null = null;
@@ -48,7 +51,13 @@ export class TestCallerLeg extends SimulatedLegBase {
       if (this.ended) return;
       this.emit({ type: "ringing" });
       this.emit({ type: "answered" });
-      this.unsubscribe = this.clock.subscribe(() => this.onTick(), () => this.hangUpAsCaller());
+      this.unsubscribe = this.clock.subscribe(
+        () => this.onTick(),
+        (error) => {
+          this.failure ??= `the test caller failed: ${(error as Error).message}`;
+          this.hangUpAsCaller();
+        },
+      );
     });
   }
 
@@ -103,7 +112,7 @@ export class TestCallerLeg extends SimulatedLegBase {
   }
 
   sendAudio(frame: Uint8Array): void {
-    if (this.ended || rmsDbfs(decodeMulaw(frame)) <= VOICE_DBFS) return;
+    if (this.ended || rmsDbfs(decodeMulaw(frame, this.heard)) <= VOICE_DBFS) return;
     if (!this.agentTalking) this.agentSpeechStartMs = this.elapsedMs;
     this.agentTalking = true;
     this.lastAgentAudioMs = this.elapsedMs;

@@ -667,7 +667,11 @@ class AgentsResource(Resource):
         """
         return self._call("chatWithAgent", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
 
-    def create_test(
+
+class AgentTestsResource(Resource):
+    """`client.agent_tests`"""
+
+    def create(
         self,
         id: str,
         body: AgentTestCase,
@@ -681,7 +685,7 @@ class AgentsResource(Resource):
         """
         return self._call("createAgentTest", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
 
-    def list_tests(
+    def list(
         self,
         id: str,
         *,
@@ -695,14 +699,14 @@ class AgentsResource(Resource):
         """
         return self._call("listAgentTests", (id,), query={"limit": limit, "cursor": cursor}, timeout=timeout)
 
-    def export_tests(self, id: str, *, timeout: Optional[float] = None) -> TestSuite:
+    def export_suite(self, id: str, *, timeout: Optional[float] = None) -> TestSuite:
         """Export the test cases as a suite file
 
         GET /v1/agents/{id}/tests/export
         """
         return self._call("exportAgentTests", (id,), timeout=timeout)
 
-    def import_tests(
+    def import_suite(
         self,
         id: str,
         body: TestSuiteImportRequest,
@@ -716,7 +720,7 @@ class AgentsResource(Resource):
         """
         return self._call("importAgentTests", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
 
-    def create_test_from_call(
+    def create_from_call(
         self,
         id: str,
         body: AgentTestFromCallRequest,
@@ -736,14 +740,14 @@ class AgentsResource(Resource):
             timeout=timeout,
         )
 
-    def get_test(self, id: str, test_id: str, *, timeout: Optional[float] = None) -> AgentTest:
+    def get(self, id: str, test_id: str, *, timeout: Optional[float] = None) -> AgentTest:
         """Get a test case
 
         GET /v1/agents/{id}/tests/{test_id}
         """
         return self._call("getAgentTest", (id, test_id,), timeout=timeout)
 
-    def update_test(
+    def update(
         self,
         id: str,
         test_id: str,
@@ -757,14 +761,18 @@ class AgentsResource(Resource):
         """
         return self._call("updateAgentTest", (id, test_id,), body, timeout=timeout)
 
-    def delete_test(self, id: str, test_id: str, *, timeout: Optional[float] = None) -> None:
+    def delete(self, id: str, test_id: str, *, timeout: Optional[float] = None) -> None:
         """Delete a test case
 
         DELETE /v1/agents/{id}/tests/{test_id}
         """
         return self._call("deleteAgentTest", (id, test_id,), timeout=timeout)
 
-    def create_test_run(
+
+class TestRunsResource(Resource):
+    """`client.test_runs`"""
+
+    def create(
         self,
         id: str,
         body: TestRunRequest,
@@ -778,7 +786,7 @@ class AgentsResource(Resource):
         """
         return self._call("createAgentTestRun", (id,), body, idempotency_key=idempotency_key, timeout=timeout)
 
-    def list_test_runs(
+    def list(
         self,
         id: str,
         *,
@@ -797,14 +805,14 @@ class AgentsResource(Resource):
             timeout=timeout,
         )
 
-    def get_test_run(self, id: str, run_id: str, *, timeout: Optional[float] = None) -> TestRunWithResults:
+    def get(self, id: str, run_id: str, *, timeout: Optional[float] = None) -> TestRunWithResults:
         """Get a test run with each case's result
 
         GET /v1/agents/{id}/test-runs/{run_id}
         """
         return self._call("getAgentTestRun", (id, run_id,), timeout=timeout)
 
-    def cancel_test_run(
+    def cancel(
         self,
         id: str,
         run_id: str,
@@ -2451,6 +2459,8 @@ class Resources:
     api_keys: ApiKeysResource
     audit_log: AuditLogResource
     agents: AgentsResource
+    agent_tests: AgentTestsResource
+    test_runs: TestRunsResource
     tools: ToolsResource
     knowledge_bases: KnowledgeBasesResource
     providers: ProvidersResource
@@ -2481,6 +2491,8 @@ RESOURCE_CLASSES: Dict[str, Type[Resource]] = {
     "api_keys": ApiKeysResource,
     "audit_log": AuditLogResource,
     "agents": AgentsResource,
+    "agent_tests": AgentTestsResource,
+    "test_runs": TestRunsResource,
     "tools": ToolsResource,
     "knowledge_bases": KnowledgeBasesResource,
     "providers": ProvidersResource,
@@ -2546,18 +2558,18 @@ OPERATIONS: Dict[str, Operation] = {
     "rotateAgentWebhookSecret": Operation("agents", "rotate_webhook_secret", "POST", "/v1/agents/{id}/webhook/rotate-secret", "json", False),
     "testAgentWebhook": Operation("agents", "test_webhook", "POST", "/v1/agents/{id}/webhook/test", "json", False),
     "chatWithAgent": Operation("agents", "chat", "POST", "/v1/agents/{id}/chat", "json", False),
-    "createAgentTest": Operation("agents", "create_test", "POST", "/v1/agents/{id}/tests", "json", False),
-    "listAgentTests": Operation("agents", "list_tests", "GET", "/v1/agents/{id}/tests", "json", True),
-    "exportAgentTests": Operation("agents", "export_tests", "GET", "/v1/agents/{id}/tests/export", "json", False),
-    "importAgentTests": Operation("agents", "import_tests", "POST", "/v1/agents/{id}/tests/import", "json", False),
-    "createAgentTestFromCall": Operation("agents", "create_test_from_call", "POST", "/v1/agents/{id}/tests/from-call", "json", False),
-    "getAgentTest": Operation("agents", "get_test", "GET", "/v1/agents/{id}/tests/{test_id}", "json", False),
-    "updateAgentTest": Operation("agents", "update_test", "PATCH", "/v1/agents/{id}/tests/{test_id}", "json", False),
-    "deleteAgentTest": Operation("agents", "delete_test", "DELETE", "/v1/agents/{id}/tests/{test_id}", "none", False),
-    "createAgentTestRun": Operation("agents", "create_test_run", "POST", "/v1/agents/{id}/test-runs", "json", False),
-    "listAgentTestRuns": Operation("agents", "list_test_runs", "GET", "/v1/agents/{id}/test-runs", "json", True),
-    "getAgentTestRun": Operation("agents", "get_test_run", "GET", "/v1/agents/{id}/test-runs/{run_id}", "json", False),
-    "cancelAgentTestRun": Operation("agents", "cancel_test_run", "POST", "/v1/agents/{id}/test-runs/{run_id}/cancel", "json", False),
+    "createAgentTest": Operation("agent_tests", "create", "POST", "/v1/agents/{id}/tests", "json", False),
+    "listAgentTests": Operation("agent_tests", "list", "GET", "/v1/agents/{id}/tests", "json", True),
+    "exportAgentTests": Operation("agent_tests", "export_suite", "GET", "/v1/agents/{id}/tests/export", "json", False),
+    "importAgentTests": Operation("agent_tests", "import_suite", "POST", "/v1/agents/{id}/tests/import", "json", False),
+    "createAgentTestFromCall": Operation("agent_tests", "create_from_call", "POST", "/v1/agents/{id}/tests/from-call", "json", False),
+    "getAgentTest": Operation("agent_tests", "get", "GET", "/v1/agents/{id}/tests/{test_id}", "json", False),
+    "updateAgentTest": Operation("agent_tests", "update", "PATCH", "/v1/agents/{id}/tests/{test_id}", "json", False),
+    "deleteAgentTest": Operation("agent_tests", "delete", "DELETE", "/v1/agents/{id}/tests/{test_id}", "none", False),
+    "createAgentTestRun": Operation("test_runs", "create", "POST", "/v1/agents/{id}/test-runs", "json", False),
+    "listAgentTestRuns": Operation("test_runs", "list", "GET", "/v1/agents/{id}/test-runs", "json", True),
+    "getAgentTestRun": Operation("test_runs", "get", "GET", "/v1/agents/{id}/test-runs/{run_id}", "json", False),
+    "cancelAgentTestRun": Operation("test_runs", "cancel", "POST", "/v1/agents/{id}/test-runs/{run_id}/cancel", "json", False),
     "listTools": Operation("tools", "list", "GET", "/v1/tools", "json", True),
     "createTool": Operation("tools", "create", "POST", "/v1/tools", "json", False),
     "getTool": Operation("tools", "get", "GET", "/v1/tools/{id}", "json", False),

@@ -9,18 +9,19 @@ export type TestCheck = import("../../../../sdk/ts/src/index.ts").TestResult["ch
 /** An expectation as the form reads it, field by field, whatever its kind (the API checks the kind's fields). */
 export type Expectation = { type: string; [field: string]: unknown };
 
-const agents = () => session.client.agents;
+const tests = () => session.client.agentTests;
+const runs = () => session.client.testRuns;
 
 export const testsApi = {
-  list: (agentId: string) => agents().listTests(agentId, { limit: 100 }).all(),
-  get: (agentId: string, testId: string) => agents().getTest(agentId, testId),
-  create: (agentId: string, body: TestCaseInput) => agents().createTest(agentId, body),
-  update: (agentId: string, testId: string, body: TestCaseInput) => agents().updateTest(agentId, testId, body),
-  remove: (agentId: string, testId: string) => agents().deleteTest(agentId, testId),
-  fromCall: (agentId: string, callId: string) => agents().createTestFromCall(agentId, { call_id: callId }),
-  run: (agentId: string, body: { test_ids?: string[]; version?: number }) => agents().createTestRun(agentId, body),
-  runs: (agentId: string, limit = 20) => agents().listTestRuns(agentId, { limit }).then((page) => page.data),
-  getRun: (agentId: string, runId: string) => agents().getTestRun(agentId, runId),
-  cancel: (agentId: string, runId: string) => agents().cancelTestRun(agentId, runId),
-  versions: (agentId: string) => agents().listVersions(agentId, { limit: 50 }).then((page) => page.data),
+  list: (agentId: string) => tests().list(agentId, { limit: 100 }).all(),
+  get: (agentId: string, testId: string) => tests().get(agentId, testId),
+  create: (agentId: string, body: TestCaseInput) => tests().create(agentId, body),
+  update: (agentId: string, testId: string, body: TestCaseInput) => tests().update(agentId, testId, body),
+  remove: (agentId: string, testId: string) => tests().delete(agentId, testId),
+  fromCall: (agentId: string, callId: string) => tests().createFromCall(agentId, { call_id: callId }),
+  run: (agentId: string, body: { test_ids?: string[]; version?: number }) => runs().create(agentId, body),
+  runs: (agentId: string, limit = 20) => runs().list(agentId, { limit }).then((page) => page.data),
+  getRun: (agentId: string, runId: string) => runs().get(agentId, runId),
+  cancel: (agentId: string, runId: string) => runs().cancel(agentId, runId),
+  versions: (agentId: string) => session.client.agents.listVersions(agentId, { limit: 50 }).then((page) => page.data),
 };

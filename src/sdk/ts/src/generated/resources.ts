@@ -241,64 +241,72 @@ export class AgentsResource {
   chat(id: string, body?: T.AgentChatRequest, options?: RequestOptions): Promise<T.AgentChatResponse> {
     return this.client.request({ method: "POST", path: `/v1/agents/${encodeURIComponent(id)}/chat`, json: body ?? {}, response: "json" }, options);
   }
+}
+
+export class AgentTestsResource {
+  constructor(protected readonly client: ApiClient) {}
 
   /** Create a test case (`POST /v1/agents/{id}/tests`) */
-  createTest(id: string, body: T.AgentTestCase, options?: RequestOptions): Promise<T.AgentTest> {
+  create(id: string, body: T.AgentTestCase, options?: RequestOptions): Promise<T.AgentTest> {
     return this.client.request({ method: "POST", path: `/v1/agents/${encodeURIComponent(id)}/tests`, json: body, response: "json" }, options);
   }
 
   /** List test cases (`GET /v1/agents/{id}/tests`) */
-  listTests(id: string, query: T.ListAgentTestsQuery = {}, options?: RequestOptions): PagePromise<T.AgentTest> {
+  list(id: string, query: T.ListAgentTestsQuery = {}, options?: RequestOptions): PagePromise<T.AgentTest> {
     return this.client.list({ method: "GET", path: `/v1/agents/${encodeURIComponent(id)}/tests`, query, response: "json" }, options);
   }
 
   /** Export the test cases as a suite file (`GET /v1/agents/{id}/tests/export`) */
-  exportTests(id: string, options?: RequestOptions): Promise<T.TestSuite> {
+  exportSuite(id: string, options?: RequestOptions): Promise<T.TestSuite> {
     return this.client.request({ method: "GET", path: `/v1/agents/${encodeURIComponent(id)}/tests/export`, response: "json" }, options);
   }
 
   /** Import a suite file (`POST /v1/agents/{id}/tests/import`) */
-  importTests(id: string, body: T.TestSuiteImportRequest, options?: RequestOptions): Promise<T.TestSuiteImportResult> {
+  importSuite(id: string, body: T.TestSuiteImportRequest, options?: RequestOptions): Promise<T.TestSuiteImportResult> {
     return this.client.request({ method: "POST", path: `/v1/agents/${encodeURIComponent(id)}/tests/import`, json: body, response: "json" }, options);
   }
 
   /** Make a test case from a past call (`POST /v1/agents/{id}/tests/from-call`) */
-  createTestFromCall(id: string, body: T.AgentTestFromCallRequest, options?: RequestOptions): Promise<T.AgentTest> {
+  createFromCall(id: string, body: T.AgentTestFromCallRequest, options?: RequestOptions): Promise<T.AgentTest> {
     return this.client.request({ method: "POST", path: `/v1/agents/${encodeURIComponent(id)}/tests/from-call`, json: body, response: "json" }, options);
   }
 
   /** Get a test case (`GET /v1/agents/{id}/tests/{test_id}`) */
-  getTest(id: string, test_id: string, options?: RequestOptions): Promise<T.AgentTest> {
+  get(id: string, test_id: string, options?: RequestOptions): Promise<T.AgentTest> {
     return this.client.request({ method: "GET", path: `/v1/agents/${encodeURIComponent(id)}/tests/${encodeURIComponent(test_id)}`, response: "json" }, options);
   }
 
   /** Update a test case (`PATCH /v1/agents/{id}/tests/{test_id}`) */
-  updateTest(id: string, test_id: string, body?: T.AgentTestUpdate, options?: RequestOptions): Promise<T.AgentTest> {
+  update(id: string, test_id: string, body?: T.AgentTestUpdate, options?: RequestOptions): Promise<T.AgentTest> {
     return this.client.request({ method: "PATCH", path: `/v1/agents/${encodeURIComponent(id)}/tests/${encodeURIComponent(test_id)}`, json: body ?? {}, response: "json" }, options);
   }
 
   /** Delete a test case (`DELETE /v1/agents/{id}/tests/{test_id}`) */
-  deleteTest(id: string, test_id: string, options?: RequestOptions): Promise<void> {
+  delete(id: string, test_id: string, options?: RequestOptions): Promise<void> {
     return this.client.request({ method: "DELETE", path: `/v1/agents/${encodeURIComponent(id)}/tests/${encodeURIComponent(test_id)}`, response: "none" }, options);
   }
+}
+
+export class TestRunsResource {
+  constructor(protected readonly client: ApiClient) {}
 
   /** Run test cases (`POST /v1/agents/{id}/test-runs`) */
-  createTestRun(id: string, body?: T.TestRunRequest, options?: RequestOptions): Promise<T.TestRun> {
+  create(id: string, body?: T.TestRunRequest, options?: RequestOptions): Promise<T.TestRun> {
     return this.client.request({ method: "POST", path: `/v1/agents/${encodeURIComponent(id)}/test-runs`, json: body ?? {}, response: "json" }, options);
   }
 
   /** List test runs, newest first (`GET /v1/agents/{id}/test-runs`) */
-  listTestRuns(id: string, query: T.ListAgentTestRunsQuery = {}, options?: RequestOptions): PagePromise<T.TestRun> {
+  list(id: string, query: T.ListAgentTestRunsQuery = {}, options?: RequestOptions): PagePromise<T.TestRun> {
     return this.client.list({ method: "GET", path: `/v1/agents/${encodeURIComponent(id)}/test-runs`, query, response: "json" }, options);
   }
 
   /** Get a test run with each case's result (`GET /v1/agents/{id}/test-runs/{run_id}`) */
-  getTestRun(id: string, run_id: string, options?: RequestOptions): Promise<T.TestRunWithResults> {
+  get(id: string, run_id: string, options?: RequestOptions): Promise<T.TestRunWithResults> {
     return this.client.request({ method: "GET", path: `/v1/agents/${encodeURIComponent(id)}/test-runs/${encodeURIComponent(run_id)}`, response: "json" }, options);
   }
 
   /** Cancel a test run (`POST /v1/agents/{id}/test-runs/{run_id}/cancel`) */
-  cancelTestRun(id: string, run_id: string, options?: RequestOptions): Promise<T.TestRunWithResults> {
+  cancel(id: string, run_id: string, options?: RequestOptions): Promise<T.TestRunWithResults> {
     return this.client.request({ method: "POST", path: `/v1/agents/${encodeURIComponent(id)}/test-runs/${encodeURIComponent(run_id)}/cancel`, response: "json" }, options);
   }
 }
@@ -1064,18 +1072,18 @@ export const OPERATIONS = {
   rotateAgentWebhookSecret: { resource: "agents", method: "rotateWebhookSecret", httpMethod: "POST", path: "/v1/agents/{id}/webhook/rotate-secret" },
   testAgentWebhook: { resource: "agents", method: "testWebhook", httpMethod: "POST", path: "/v1/agents/{id}/webhook/test" },
   chatWithAgent: { resource: "agents", method: "chat", httpMethod: "POST", path: "/v1/agents/{id}/chat" },
-  createAgentTest: { resource: "agents", method: "createTest", httpMethod: "POST", path: "/v1/agents/{id}/tests" },
-  listAgentTests: { resource: "agents", method: "listTests", httpMethod: "GET", path: "/v1/agents/{id}/tests" },
-  exportAgentTests: { resource: "agents", method: "exportTests", httpMethod: "GET", path: "/v1/agents/{id}/tests/export" },
-  importAgentTests: { resource: "agents", method: "importTests", httpMethod: "POST", path: "/v1/agents/{id}/tests/import" },
-  createAgentTestFromCall: { resource: "agents", method: "createTestFromCall", httpMethod: "POST", path: "/v1/agents/{id}/tests/from-call" },
-  getAgentTest: { resource: "agents", method: "getTest", httpMethod: "GET", path: "/v1/agents/{id}/tests/{test_id}" },
-  updateAgentTest: { resource: "agents", method: "updateTest", httpMethod: "PATCH", path: "/v1/agents/{id}/tests/{test_id}" },
-  deleteAgentTest: { resource: "agents", method: "deleteTest", httpMethod: "DELETE", path: "/v1/agents/{id}/tests/{test_id}" },
-  createAgentTestRun: { resource: "agents", method: "createTestRun", httpMethod: "POST", path: "/v1/agents/{id}/test-runs" },
-  listAgentTestRuns: { resource: "agents", method: "listTestRuns", httpMethod: "GET", path: "/v1/agents/{id}/test-runs" },
-  getAgentTestRun: { resource: "agents", method: "getTestRun", httpMethod: "GET", path: "/v1/agents/{id}/test-runs/{run_id}" },
-  cancelAgentTestRun: { resource: "agents", method: "cancelTestRun", httpMethod: "POST", path: "/v1/agents/{id}/test-runs/{run_id}/cancel" },
+  createAgentTest: { resource: "agentTests", method: "create", httpMethod: "POST", path: "/v1/agents/{id}/tests" },
+  listAgentTests: { resource: "agentTests", method: "list", httpMethod: "GET", path: "/v1/agents/{id}/tests" },
+  exportAgentTests: { resource: "agentTests", method: "exportSuite", httpMethod: "GET", path: "/v1/agents/{id}/tests/export" },
+  importAgentTests: { resource: "agentTests", method: "importSuite", httpMethod: "POST", path: "/v1/agents/{id}/tests/import" },
+  createAgentTestFromCall: { resource: "agentTests", method: "createFromCall", httpMethod: "POST", path: "/v1/agents/{id}/tests/from-call" },
+  getAgentTest: { resource: "agentTests", method: "get", httpMethod: "GET", path: "/v1/agents/{id}/tests/{test_id}" },
+  updateAgentTest: { resource: "agentTests", method: "update", httpMethod: "PATCH", path: "/v1/agents/{id}/tests/{test_id}" },
+  deleteAgentTest: { resource: "agentTests", method: "delete", httpMethod: "DELETE", path: "/v1/agents/{id}/tests/{test_id}" },
+  createAgentTestRun: { resource: "testRuns", method: "create", httpMethod: "POST", path: "/v1/agents/{id}/test-runs" },
+  listAgentTestRuns: { resource: "testRuns", method: "list", httpMethod: "GET", path: "/v1/agents/{id}/test-runs" },
+  getAgentTestRun: { resource: "testRuns", method: "get", httpMethod: "GET", path: "/v1/agents/{id}/test-runs/{run_id}" },
+  cancelAgentTestRun: { resource: "testRuns", method: "cancel", httpMethod: "POST", path: "/v1/agents/{id}/test-runs/{run_id}/cancel" },
   listTools: { resource: "tools", method: "list", httpMethod: "GET", path: "/v1/tools" },
   createTool: { resource: "tools", method: "create", httpMethod: "POST", path: "/v1/tools" },
   getTool: { resource: "tools", method: "get", httpMethod: "GET", path: "/v1/tools/{id}" },

@@ -2,7 +2,7 @@
 
 import type { ApiClient } from "../client.js";
 import { Calls } from "../extensions.js";
-import { HealthResource, AuthResource, WorkspacesResource, MembersResource, ApiKeysResource, AuditLogResource, AgentsResource, ToolsResource, KnowledgeBasesResource, ProvidersResource, PhoneNumbersResource, CarriersResource, VoicesResource, CampaignsResource, SchedulesResource, RealtimeResource, WidgetsResource, FrontDoorResource, OperatorResource, WebhooksResource, WalletResource, PricingResource, PaymentsResource, AnalyticsResource, WhiteLabelResource, BrandingResource } from "./resources.js";
+import { HealthResource, AuthResource, WorkspacesResource, MembersResource, ApiKeysResource, AuditLogResource, AgentsResource, AgentTestsResource, TestRunsResource, ToolsResource, KnowledgeBasesResource, ProvidersResource, PhoneNumbersResource, CarriersResource, VoicesResource, CampaignsResource, SchedulesResource, RealtimeResource, WidgetsResource, FrontDoorResource, OperatorResource, WebhooksResource, WalletResource, PricingResource, PaymentsResource, AnalyticsResource, WhiteLabelResource, BrandingResource } from "./resources.js";
 
 /** One property per resource of the API. */
 export class ParleyResources {
@@ -13,6 +13,8 @@ export class ParleyResources {
   readonly apiKeys: ApiKeysResource;
   readonly auditLog: AuditLogResource;
   readonly agents: AgentsResource;
+  readonly agentTests: AgentTestsResource;
+  readonly testRuns: TestRunsResource;
   readonly tools: ToolsResource;
   readonly knowledgeBases: KnowledgeBasesResource;
   readonly providers: ProvidersResource;
@@ -42,6 +44,8 @@ export class ParleyResources {
     this.apiKeys = new ApiKeysResource(api);
     this.auditLog = new AuditLogResource(api);
     this.agents = new AgentsResource(api);
+    this.agentTests = new AgentTestsResource(api);
+    this.testRuns = new TestRunsResource(api);
     this.tools = new ToolsResource(api);
     this.knowledgeBases = new KnowledgeBasesResource(api);
     this.providers = new ProvidersResource(api);

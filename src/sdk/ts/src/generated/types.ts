@@ -3650,7 +3650,7 @@ export interface ListAgentVersionsQuery {
   cursor?: string;
 }
 
-/** Query parameters of agents.listTests */
+/** Query parameters of agentTests.list */
 export interface ListAgentTestsQuery {
   /** Page size (1-100, default 20) */
   limit?: number;
@@ -3658,7 +3658,7 @@ export interface ListAgentTestsQuery {
   cursor?: string;
 }
 
-/** Query parameters of agents.listTestRuns */
+/** Query parameters of testRuns.list */
 export interface ListAgentTestRunsQuery {
   /** Page size (1-100, default 20) */
   limit?: number;
