@@ -20,10 +20,14 @@ const RECENT_RUNS = 5;
 
 async function loadOverview(agentId: string) {
   const [tests, runs, versions] = await Promise.all([testsApi.list(agentId), testsApi.runs(agentId), testsApi.versions(agentId)]);
-  const recent = await Promise.all(runs.slice(0, RECENT_RUNS).map((run) => testsApi.getRun(agentId, run.id)));
-  // Newest first: the first result met for a case is its last one.
+  // Newest first: the first result met for a case is its last one. A run is read whole (its results carry
+  // transcripts), so older runs are read only while some case has none yet.
   const last = new Map<string, { run: TestRun; result: TestResult }>();
-  for (const run of recent) for (const result of run.results) if (result.test_id && !last.has(result.test_id)) last.set(result.test_id, { run, result });
+  for (const { id } of runs.slice(0, RECENT_RUNS)) {
+    if (tests.every((test) => last.has(test.id))) break;
+    const run = await testsApi.getRun(agentId, id);
+    for (const result of run.results) if (result.test_id && !last.has(result.test_id)) last.set(result.test_id, { run, result });
+  }
   return { tests, runs, versions, last };
 }
 
