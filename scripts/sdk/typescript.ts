@@ -107,6 +107,7 @@ function union(types: string[]): string {
   return [...new Set(types)].join(" | ");
 }
 
+/** The type in parentheses when a `|` or `&` joins its parts at the top (`{…} | {…}` too, not only `a | b`), before `[]` or `&` binds tighter. */
 function wrap(type: string): string {
   return joinedAtTopLevel(type) ? `(${type})` : type;
 }

@@ -1,4 +1,4 @@
-// One agent: its settings, webhook, versions, a text playground and a browser voice call, as tabs with
+// One agent: its settings, webhook, versions, a text playground, a browser voice call and its tests, as tabs with
 // their own URLs (/agents/:id?tab=), and a Duplicate action. Saving or restoring hands the new agent back, so every tab shows the same version.
 import { useEffect, useState } from "preact/hooks";
 import type { Agent, AgentWithSecret } from "../../../sdk/ts/src/index.ts";
@@ -13,6 +13,7 @@ import { AgentPlayground } from "./agent-playground.tsx";
 import { AgentSettings } from "./agent-settings.tsx";
 import { AgentTalk } from "./agent-talk.tsx";
 import { AgentVersions } from "./agent-versions.tsx";
+import { AgentTests } from "./tests/agent-tests.tsx";
 import { AgentWebhooks, SIGNING_SECRET_NOTE } from "./agent-webhooks.tsx";
 import { SecretOnce } from "../../ui/secret-once.tsx";
 import { agentPath, takeCreated } from "./agents.tsx";
@@ -24,6 +25,7 @@ const TABS = [
   { id: "versions", label: "Versions" },
   { id: "playground", label: "Playground" },
   { id: "talk", label: "Talk" },
+  { id: "tests", label: "Tests" },
 ];
 
 export function AgentDetail({ id, tab }: { id: string; tab: string }) {
@@ -64,6 +66,7 @@ export function AgentDetail({ id, tab }: { id: string; tab: string }) {
           {current === "versions" && <AgentVersions agent={agent} onRestored={setAgent} />}
           {current === "playground" && <AgentPlayground agent={agent} />}
           {current === "talk" && <AgentTalk agent={agent} />}
+          {current === "tests" && <AgentTests agent={agent} />}
         </>
       )}
     </>

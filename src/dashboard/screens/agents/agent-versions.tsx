@@ -1,5 +1,6 @@
-// The agent's configuration history: every save is a version; restoring one (after confirming) makes a
-// new version with that configuration, so nothing is lost.
+// The agent's configuration history: every save is a version (a draft, saved through the API to be
+// tested first, is marked); restoring one (after confirming) makes a new version with that configuration,
+// so nothing is lost.
 import type { Agent, AgentVersion } from "../../../sdk/ts/src/index.ts";
 import { formatDate } from "../../lib/format.ts";
 import { session } from "../../lib/session.ts";
@@ -34,6 +35,7 @@ export function AgentVersions({ agent, onRestored }: { agent: Agent; onRestored:
               <th scope="row">
                 {version.version}
                 {version.version === agent.version && <span class="badge current">current</span>}
+                {version.draft && <span class="badge">draft</span>}
               </th>
               <td>{formatDate(version.created_at)}</td>
               <td>{version.note ?? "—"}</td>

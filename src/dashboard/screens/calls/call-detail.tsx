@@ -1,7 +1,8 @@
 // One call: what it was (status, numbers, agent, length, cost), its recording with the transcript aligned
 // to it (the turn playing is highlighted; a turn seeks), what was extracted, the timeline with each turn's
 // latency, and the webhook events sent about it. A live call reloads every 2 s until it ends and its
-// extracted fields arrive; it can be ended from here, and a finished one erased, each after confirming.
+// extracted fields arrive; it can be ended from here, and a finished one erased, each after confirming,
+// or made into a test case of its agent.
 import { useCallback, useRef, useState } from "preact/hooks";
 import type { Agent, Call, CallEvent } from "../../../sdk/ts/src/index.ts";
 import { formatDate } from "../../lib/format.ts";
@@ -22,6 +23,7 @@ import { SentEvents } from "./sent-events.tsx";
 import { Timeline } from "./timeline.tsx";
 import { Transcript, type Turn } from "./transcript.tsx";
 import { DangerButton } from "../../ui/actions.tsx";
+import { MakeTestButton } from "./make-test.tsx";
 
 interface CallData {
   call: Call;
@@ -91,7 +93,10 @@ export function CallDetail({ id }: { id: string }) {
           </button>
         ) : (
           !c.erased_at && (
-            <DangerButton disabled={action.busy} onClick={erase}>Erase content</DangerButton>
+            <>
+              {agent && turns.length > 0 && <MakeTestButton call={c} action={action} />}
+              <DangerButton disabled={action.busy} onClick={erase}>Erase content</DangerButton>
+            </>
           )
         )}
       </PageHeader>
