@@ -463,10 +463,10 @@ function enginesOfCall(ctx: AppContext, call: { id: string }) {
   return config ? enginesOf(config) : ({ speech: "builtin", llm: "builtin" } as const);
 }
 
-/** The agent test runner, bound to what it reaches: test calls on this node, the agent's tools at the case's version, the workspace's language models. */
-function runCaseWithRunner(ctx: AppContext, request: CaseRequest, signal: AbortSignal): Promise<CaseVerdict> {
+/** What the agent test runner reaches: test calls on this node, the agent's tools at the case's version, the workspace's language models. */
+export function runnerDeps(ctx: AppContext): RunnerDeps {
   const brains = brainServices(ctx);
-  const deps: RunnerDeps = {
+  return {
     startTestCall: (call, makeLeg) => startTestCall(ctx, brains, call, makeLeg),
     readCall: (workspaceId, callId) => readTestCall(ctx, workspaceId, callId),
     languageModel(workspaceId, providerId) {
@@ -478,5 +478,8 @@ function runCaseWithRunner(ctx: AppContext, request: CaseRequest, signal: AbortS
       return config ? brains.tools(workspaceId, toolIdsOf(config)).map((tool) => ({ id: tool.id, name: tool.name })) : [];
     },
   };
-  return runTestCase(deps, { workspaceId: request.workspaceId, agentId: request.agentId, agentVersion: request.version, testRunId: request.runId, definition: request.definition }, signal);
+}
+
+function runCaseWithRunner(ctx: AppContext, request: CaseRequest, signal: AbortSignal): Promise<CaseVerdict> {
+  return runTestCase(runnerDeps(ctx), { workspaceId: request.workspaceId, agentId: request.agentId, agentVersion: request.version, testRunId: request.runId, definition: request.definition }, signal);
 }

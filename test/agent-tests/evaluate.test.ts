@@ -52,7 +52,7 @@ describe("agent_says", () => {
     expect(check({ type: "agent_says", regex: "^your" }).detail).toBe('agent turn 1 said "Your order is on its way!"; expected an agent turn to match /^your/i');
     const none = check({ type: "agent_says", contains: "refund" });
     expect(none.passed).toBe(false);
-    expect(none.detail).toBe('no agent turn contained "refund" (it said "Hello, this is Acme. How can I help?", "Your order is on its way!"); expected one to');
+    expect(none.detail).toBe('no agent turn contained "refund" (it said "Hello, this is Acme. How can I help?", "Your order is on its way!"); expected one to contain "refund"');
     expect(check({ type: "agent_says", contains: "refund", not: true }).passed).toBe(true);
     expect(check({ type: "agent_says", contains: "acme", not: true }).passed).toBe(false);
     expect(check({ type: "agent_says", turn: 1, regex: "way", not: true }).detail).toBe('agent turn 1 said "Your order is on its way!"; expected it not to match /way/i');
@@ -141,7 +141,7 @@ test("max_silence: the longest gap from the answer to the last words, overlaps m
 
 test("goal_reached: a model caller's word; a script caller fails it", () => {
   expect(check({ type: "goal_reached" }, facts({ goalReached: true })).passed).toBe(true);
-  expect(check({ type: "goal_reached" }, facts({ goalReached: false })).detail).toBe("the caller did not reach its goal; expected it to");
+  expect(check({ type: "goal_reached" }, facts({ goalReached: false })).detail).toBe("the caller did not reach its goal; expected it to reach it");
   expect(check({ type: "goal_reached", not: true }, facts({ goalReached: false })).passed).toBe(true);
   expect(check({ type: "goal_reached" })).toMatchObject({ passed: false, detail: "only a model-played caller can reach a goal; this case has a script caller" });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import type { TestCaseDefinition } from "../../src/modules/agent-tests/definition.ts";
 import { runTestCase } from "../../src/modules/agent-tests/runner/run-case.ts";
-import { runnerDepsOf } from "../helpers/agent-test-deps.ts";
+import { runnerDeps } from "../../src/server.ts";
 import { CALL_TIMEOUT, conversationFile } from "../helpers/call-driver.ts";
 import { startFakeOpenAI, type FakeOpenAI, type ScriptedReply } from "../helpers/fake-openai.ts";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
@@ -50,7 +50,7 @@ async function agentWithVersion(body: Record<string, unknown>): Promise<{ id: st
 }
 
 function run(agent: { id: string; version: number }, definition: TestCaseDefinition, signal = new AbortController().signal) {
-  const deps = runnerDepsOf(s.server.ctx);
+  const deps = runnerDeps(s.server.ctx);
   return runTestCase(deps, { workspaceId: s.user.workspaceId, agentId: agent.id, agentVersion: agent.version, testRunId: null, definition }, signal);
 }
 

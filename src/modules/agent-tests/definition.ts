@@ -11,7 +11,7 @@ const Ms = (description: string, maximum = 600_000) => t.Integer({ minimum: 0, m
 export const ScriptTurn = t.Object(
   {
     say: t.Optional(t.String({ minLength: 1, maxLength: 2000, description: "What the caller says, spoken by the built-in voice" })),
-    audio: t.Optional(t.String({ minLength: 8, maxLength: 4_000_000, description: "A WAV file (PCM 16-bit mono, 8–48 kHz), base64: the caller plays it instead of `say`" })),
+    audio: t.Optional(t.String({ minLength: 8, maxLength: 4_000_000, description: "A WAV file (PCM 16-bit, 8–48 kHz; the first channel is played), base64: the caller plays it instead of `say`" })),
     dtmf: t.Optional(t.String({ pattern: "^[0-9*#A-D]{1,32}$", description: "Keys the caller presses" })),
     pause_ms: t.Optional(Ms("The caller stays quiet this long, then goes on without waiting for the agent (a pause inside the caller's turn)", 60_000)),
     silence_ms: t.Optional(Ms("The caller says nothing this long after the agent's turn (to test reprompts)", 120_000)),

@@ -156,4 +156,26 @@ export function callJson(row: CallRow, publicUrl: string, cost: CallCost) {
   };
 }
 
+/** A call an agent test places: the version it runs, its run, where it comes from. */
+export interface TestCallRequest {
+  workspaceId: string;
+  agentId: string;
+  /** The agent version the call runs (a draft too). */
+  agentVersion: number;
+  /** The run that placed it; null only for a case run outside a stored run. */
+  testRunId: string | null;
+  /** phone: inbound from `from` to the agent's number; web: a browser-like session without numbers. */
+  channel: "phone" | "web";
+  from: string;
+  variables: Record<string, string | number | boolean>;
+  /** The caller's words are handed to the simulated recogniser as text; false: the agent's own recogniser hears the audio. */
+  scriptedRecognition: boolean;
+}
+
+export interface StartedTestCall {
+  callId: string;
+  /** Settles once the call has ended and its record is final (extraction written); never rejects. */
+  done: Promise<void>;
+}
+
 nameSchemas({ CallTurn: Turn, Call, Simulation, OutboundCallRequest: OutboundBody, CallEvent });

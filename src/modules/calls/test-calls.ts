@@ -6,6 +6,7 @@ import { configOf } from "../agents/models.ts";
 import { agentConfigForCall, connectLeg } from "./connect.ts";
 import { endCall, findCall, type TurnRecord } from "./lifecycle.ts";
 import { callsPorts } from "./ports.ts";
+import type { StartedTestCall, TestCallRequest } from "./models.ts";
 import { callTimeline, insertRingingCall, notReady } from "./service.ts";
 
 /** The carrier column of an agent test's calls (README "Testing your agents"). */
@@ -15,28 +16,6 @@ export const TEST_CARRIER = "test";
 const FINAL_POLL_MS = 25;
 /** A finalize job that has not run by then (a model extraction stuck) no longer holds the case back. */
 const FINAL_WAIT_MS = 60_000;
-
-/** A call an agent test places: the version it runs, its run, where it comes from. */
-export interface TestCallRequest {
-  workspaceId: string;
-  agentId: string;
-  /** The agent version the call runs (a draft too). */
-  agentVersion: number;
-  /** The run that placed it; null only for a case run outside a stored run. */
-  testRunId: string | null;
-  /** phone: inbound from `from` to the agent's number; web: a browser-like session without numbers. */
-  channel: "phone" | "web";
-  from: string;
-  variables: Record<string, string | number | boolean>;
-  /** The caller's words are handed to the simulated recogniser as text; false: the agent's own recogniser hears the audio. */
-  scriptedRecognition: boolean;
-}
-
-export interface StartedTestCall {
-  callId: string;
-  /** Settles once the call has ended and its record is final (extraction written); never rejects. */
-  done: Promise<void>;
-}
 
 /**
  * Starts an agent test's call: a call row kept apart (test_run_id, carrier `test`) with the given leg

@@ -1,7 +1,10 @@
 import type { Static } from "elysia";
 import type { ProviderConnection } from "../../../providers/connection.ts";
 import type { CallLeg } from "../../../telephony/types.ts";
+import type { StartedTestCall, TestCallRequest } from "../../calls/models.ts";
 import type { TranscriptTurn } from "../definition.ts";
+
+export type { StartedTestCall, TestCallRequest };
 
 /**
  * What the runner needs from elsewhere, handed in by the composition root (src/server.ts) through the
@@ -27,32 +30,6 @@ export interface LanguageModel {
   connection: ProviderConnection;
   /** The connection's `settings.chat_model`, used when the case names no model. */
   chatModel: string | null;
-}
-
-export interface TestCallRequest {
-  workspaceId: string;
-  agentId: string;
-  agentVersion: number;
-  /** Null for a case run outside a stored run (a direct runner call in tests). */
-  testRunId: string | null;
-  channel: "phone" | "web";
-  /** E.164, for `phone` (the call's from_number and the `caller_number` variable). */
-  from: string;
-  variables: Record<string, string | number | boolean>;
-  /**
-   * true: the caller's words are announced to the simulated recogniser (carrierOptions
-   * `{ recognition: "simulated" }`); false: the agent's own recogniser hears the call.
-   */
-  scriptedRecognition: boolean;
-}
-
-export interface StartedTestCall {
-  callId: string;
-  /**
-   * Resolves once the call has ended AND its record is final (the finalize job wrote `extracted`),
-   * so readCall then gives everything the expectations look at. Never rejects.
-   */
-  done: Promise<void>;
 }
 
 /**

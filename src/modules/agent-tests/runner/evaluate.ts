@@ -58,7 +58,7 @@ function judge(expectation: ExpectationDefinition, facts: CallFacts, rubric: Rub
     case "goal_reached": {
       if (facts.goalReached === null) return { passed: false, detail: "only a model-played caller can reach a goal; this case has a script caller" };
       const passed = facts.goalReached !== (expectation.not ?? false);
-      return { passed, actual: facts.goalReached, detail: `the caller ${facts.goalReached ? "said its goal was reached" : "did not reach its goal"}; expected it ${expectation.not ? "not " : ""}to` };
+      return { passed, actual: facts.goalReached, detail: `the caller ${facts.goalReached ? "said its goal was reached" : "did not reach its goal"}; expected it ${expectation.not ? "not " : ""}to reach it` };
     }
   }
 }
@@ -86,7 +86,7 @@ function agentSays(expectation: Static<typeof AgentSaysExpectation>, facts: Call
   if (hit >= 0) return { passed: !negate, actual: turns[hit].text, detail: `agent turn ${hit} said ${quote(turns[hit].text)}; expected ${negate ? "no" : "an"} agent turn ${wanted}` };
   const said = turns.map((turn) => turn.text);
   const didNot = expectation.contains !== undefined ? `contained ${quote(expectation.contains)}` : `matched /${expectation.regex}/i`;
-  return { passed: negate, actual: said, detail: `no agent turn ${didNot}${said.length ? ` (it said ${said.map(quote).join(", ")})` : " (the agent said nothing)"}; expected ${negate ? "none" : "one"} to` };
+  return { passed: negate, actual: said, detail: `no agent turn ${didNot}${said.length ? ` (it said ${said.map(quote).join(", ")})` : " (the agent said nothing)"}; expected ${negate ? "none" : "one"} ${wanted}` };
 }
 
 function toolCalled(expectation: Static<typeof ToolCalledExpectation>, facts: CallFacts): Outcome {

@@ -1065,7 +1065,7 @@ TestCallerScriptTurnsItem = TypedDict(
     "TestCallerScriptTurnsItem",
     {
         "say": str,  # What the caller says, spoken by the built-in voice
-        "audio": str,  # A WAV file (PCM 16-bit mono, 8–48 kHz), base64: the caller plays it instead of `say`
+        "audio": str,  # A WAV file (PCM 16-bit, 8–48 kHz; the first channel is played), base64: the caller plays it instead of `say`
         "dtmf": str,  # Keys the caller presses
         "pause_ms": int,  # The caller stays quiet this long, then goes on without waiting for the agent (a pause inside the caller's t...
         "silence_ms": int,  # The caller says nothing this long after the agent's turn (to test reprompts)

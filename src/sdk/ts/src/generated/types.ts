@@ -2326,7 +2326,7 @@ export type TestCaller = {
   turns: {
     /** What the caller says, spoken by the built-in voice */
     say?: string;
-    /** A WAV file (PCM 16-bit mono, 8–48 kHz), base64: the caller plays it instead of `say` */
+    /** A WAV file (PCM 16-bit, 8–48 kHz; the first channel is played), base64: the caller plays it instead of `say` */
     audio?: string;
     /** Keys the caller presses */
     dtmf?: string;
