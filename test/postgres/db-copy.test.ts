@@ -200,6 +200,13 @@ async function populate(server: TestServer): Promise<{ owner: string; operator: 
   const widget = await must(api.post("/v1/widgets", { agent_id: agent.id, name: "Shop help", allowed_origins: ["https://shop.example.com"] }, as));
   await must(api.post(`/v1/widgets/${widget.id}/chat`, { message: "hi" }, { headers: { origin: "https://shop.example.com", "x-forwarded-for": "203.0.113.7" } }));
   await must(api.post(`/v1/agents/${agent.id}/chat`, { message: "Ada" }, as));
+  // An agent test suite: a case, and a run of it to its end (its test call, result and event).
+  const testCase = await must(api.post(`/v1/agents/${agent.id}/tests`, { name: "asks the name", caller: { type: "script", turns: [{ say: "Ada" }] }, expectations: [{ type: "agent_says", contains: "your name" }] }, as));
+  const run = await must(api.post(`/v1/agents/${agent.id}/test-runs`, { test_ids: [testCase.id] }, as));
+  for (let waited = 0; ["queued", "running"].includes((await must(api.get(`/v1/agents/${agent.id}/test-runs/${run.id}`, as))).status); waited += 100) {
+    if (waited > 60_000) throw new Error("the test run did not end within a minute");
+    await Bun.sleep(100);
+  }
   await must(api.post("/v1/realtime/token", { agent_id: agent.id }, as));
 
   // Money: a card top-up paid at the fake Stripe (payment, its event, the saved card), an offline one.
