@@ -3,7 +3,9 @@
 // the run's progress followed until it ends, the passing case passed, the failing one read beside its
 // transcript with the failed expectation's detail and its recording playable, run again alone against a
 // draft version and compared with the run before; then a case made from a past call in one click, then
-// deleted after confirming. axe-core, console errors and CSP on every screen.
+// deleted after confirming; then the settings saved as a draft (the live agent unchanged), its tests run
+// from there, publishing it refused while its run failed, then published without the gate.
+// axe-core, console errors and CSP on every screen.
 import { describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { chromiumAvailable } from "../helpers/chromium.ts";
@@ -157,6 +159,55 @@ describe.skipIf(!chromiumAvailable())("an agent's tests in the dashboard", () =>
     expect(await page.getByRole("row", { name }).count()).toBe(0);
     expect((await api.get(`/v1/agents/${agent.id}/tests`)).body.data.length).toBe(2);
   }, 30_000);
+
+  test("settings saved as a draft leave the live agent alone; its tests run from there; publishing it with the gate is refused naming the failed run, without the gate it goes live", async () => {
+    const { page } = owner;
+    await page.goto(`${h.server.url}/agents/${agent.id}`);
+    await heading(page, "Shop desk");
+    await page.locator('form[aria-label="Agent settings"] input[name="name"]').fill("Shop desk (weekends)");
+    await page.getByRole("button", { name: "Save as draft" }).click();
+    await page.getByRole("status").getByText("Saved as draft version 3", { exact: false }).waitFor();
+    const live = (await api.get(`/v1/agents/${agent.id}`)).body;
+    expect([live.version, live.name]).toEqual([1, "Shop desk"]);
+    expect((await api.get(`/v1/agents/${agent.id}/versions`)).body.data.find((v: { version: number }) => v.version === 3)).toMatchObject({ draft: true, live: false });
+    await heading(page, /^Shop desk$/);
+    await h.screen(page, "settings-saved-as-draft");
+
+    // The way to its tests lands with the draft chosen; the failing case run against it fails.
+    await page.getByRole("link", { name: "Run the tests against it" }).click();
+    await page.getByLabel("Choose “Mentions bananas”").check();
+    expect(await page.getByLabel("Against").inputValue()).toBe("3");
+    await page.getByRole("button", { name: "Run selected (1)" }).click();
+    await page.locator(".tests-progress").getByText("1 of 1 done", { exact: false }).waitFor({ timeout: 40_000 });
+    expect(await page.locator(".tests-progress").textContent()).toContain("Version 3");
+    const failedRun = (await api.get(`/v1/agents/${agent.id}/test-runs/${new URL(page.url()).searchParams.get("run")}`)).body;
+    expect([failedRun.agent_version, failedRun.status]).toEqual([3, "failed"]);
+
+    // A draft offers Publish, not Restore; with the gate (checked by default) the refusal names the run.
+    await page.getByRole("navigation", { name: "Agent" }).getByRole("link", { name: "Versions" }).click();
+    await page.getByRole("button", { name: "Publish version 3" }).click();
+    expect(await page.getByRole("button", { name: "Restore version 3" }).count()).toBe(0);
+    const dialog = page.getByRole("dialog", { name: "Publish version 3?" });
+    const gate = dialog.getByLabel("Only if its latest test run passed");
+    expect(await gate.isChecked()).toBe(true);
+    await dialog.getByRole("button", { name: "Publish", exact: true }).click();
+    const refusal = dialog.getByRole("alert");
+    await refusal.waitFor();
+    expect(await refusal.locator("p").first().textContent()).toContain(`${failedRun.id}, failed`);
+    expect(await refusal.getByRole("link", { name: "Run the tests against version 3" }).getAttribute("href")).toContain("tab=tests&against=3");
+    expect((await api.get(`/v1/agents/${agent.id}`)).body.version).toBe(1);
+    await h.screen(page, "versions-publish-refused");
+
+    // Without the gate it goes live: the current badge moves to it, the page names the draft's name.
+    await gate.uncheck();
+    await dialog.getByRole("button", { name: "Publish", exact: true }).click();
+    await dialog.waitFor({ state: "detached" });
+    await heading(page, "Shop desk (weekends)");
+    await page.getByRole("rowheader", { name: /^3\s*current/ }).waitFor();
+    expect(await page.getByRole("button", { name: "Publish version 3" }).count()).toBe(0);
+    await page.getByRole("button", { name: "Restore version 1" }).waitFor();
+    expect((await api.get(`/v1/agents/${agent.id}`)).body).toMatchObject({ version: 3, name: "Shop desk (weekends)" });
+  }, 40_000);
 
   test("no console errors, no CSP violations, no serious accessibility findings", async () => {
     await owner?.context.close();

@@ -1,5 +1,5 @@
 // One agent: its settings, webhook, versions, a text playground, a browser voice call and its tests, as tabs with
-// their own URLs (/agents/:id?tab=), and a Duplicate action. Saving or restoring hands the new agent back, so every tab shows the same version.
+// their own URLs (/agents/:id?tab=), and a Duplicate action. Saving, restoring or publishing hands the new agent back, so every tab shows the same version.
 import { useEffect, useState } from "preact/hooks";
 import type { Agent, AgentWithSecret } from "../../../sdk/ts/src/index.ts";
 import { session } from "../../lib/session.ts";
@@ -63,7 +63,7 @@ export function AgentDetail({ id, tab }: { id: string; tab: string }) {
           <TabLinks label="Agent" tabs={TABS.map((t) => ({ path: agentPath(id, t.id === "settings" ? undefined : t.id), label: t.label }))} current={agentPath(id, current === "settings" ? undefined : current)} />
           {current === "settings" && <AgentSettings agent={agent} onSaved={setAgent} />}
           {current === "webhooks" && <AgentWebhooks agent={agent} onSaved={setAgent} />}
-          {current === "versions" && <AgentVersions agent={agent} onRestored={setAgent} />}
+          {current === "versions" && <AgentVersions agent={agent} onChanged={setAgent} />}
           {current === "playground" && <AgentPlayground agent={agent} />}
           {current === "talk" && <AgentTalk agent={agent} />}
           {current === "tests" && <AgentTests agent={agent} />}

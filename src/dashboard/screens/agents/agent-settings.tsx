@@ -1,7 +1,7 @@
 // Every setting of an agent in one form, in sections: what it says, its brain (a flow, or a language
 // model), voice, transcriber, turn-taking, voicemail, tools, knowledge bases and extraction. Saving sends
-// the whole configuration (a new version) and the metadata; the server's errors[] mark the fields, and are
-// listed too.
+// the whole configuration (a new version) and the metadata; "Save as draft" saves it as a version that is
+// not live, to run the tests against first. The server's errors[] mark the fields, and are listed too.
 import { useEffect, useState } from "preact/hooks";
 import type { Agent, AgentTool, AgentUpdate, ExtractionField, KnowledgeBase, Provider, Tool, TurnTakingSettings } from "../../../sdk/ts/src/index.ts";
 import { session } from "../../lib/session.ts";
@@ -9,6 +9,7 @@ import { useAction } from "../../lib/use-action.ts";
 import { useLoad } from "../../lib/use-load.ts";
 import { sameJson } from "../../lib/same-json.ts";
 import { Field, SelectField, TextAreaField } from "../../ui/field.tsx";
+import { Link } from "../../ui/link.tsx";
 import { Loading, ProblemNotice, Success } from "../../ui/status.tsx";
 import { allProviders } from "./create-agent.tsx";
 import { DEFAULT_FLOW, FlowEditor, type Flow } from "./flow-editor.tsx";
@@ -17,6 +18,7 @@ import { TestFunction } from "./test-function.tsx";
 import { TranscriberSettings, VoiceSettings } from "./voice-settings.tsx";
 import { TurnTakingSection } from "./turn-taking-settings.tsx";
 import { DangerButton } from "../../ui/actions.tsx";
+import { testsPath } from "./tests/paths.ts";
 
 // turn_taking as the agent comes back: every setting filled.
 type Config = Required<Omit<AgentUpdate, "webhook_url" | "webhook_events" | "metadata" | "turn_taking">> & { turn_taking: TurnTakingSettings };
@@ -55,6 +57,8 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
   // The flow is kept while the brain is switched to a model and back.
   const [flow, setFlow] = useState<Flow>(agent.brain.type === "flow" ? agent.brain.flow : DEFAULT_FLOW);
   const [saved, setSaved] = useState(false);
+  // The draft version the form was last saved as (the live agent unchanged).
+  const [drafted, setDrafted] = useState<number | null>(null);
   // The metadata as typed: it is sent only when it reads as a JSON object.
   const [metadata, setMetadata] = useState(() => metadataText(agent));
   const [badMetadata, setBadMetadata] = useState(false);
@@ -67,6 +71,7 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
   }, [agent.version]);
   const set = (part: Partial<Config>) => {
     setSaved(false);
+    setDrafted(null);
     setDraft((before) => ({ ...before, ...part }));
   };
   const errors: Errors = action.problem?.fields ?? {};
@@ -77,16 +82,23 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
   // The save bar shows only once something differs from the saved agent (metadata as the JSON it reads as).
   const changed = !sameJson(draft, configOf(agent)) || !sameJson(jsonObject(metadata.trim() || "{}"), agent.metadata);
 
-  const save = async (event: Event) => {
-    event.preventDefault();
+  /** The metadata as a JSON object, or null (its field marked and focused). */
+  const checkedMetadata = () => {
     setSaved(false);
+    setDrafted(null);
     const parsed = jsonObject(metadata.trim() || "{}");
     setBadMetadata(!parsed);
-    if (!parsed) {
-      requestAnimationFrame(() => (document.querySelector('textarea[name="metadata"]') as HTMLElement | null)?.focus());
-      return;
-    }
-    if (await action.run(async () => onSaved(await session.client.agents.update(agent.id, { ...draft, metadata: parsed })))) setSaved(true);
+    if (!parsed) requestAnimationFrame(() => (document.querySelector('textarea[name="metadata"]') as HTMLElement | null)?.focus());
+    return parsed;
+  };
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const parsed = checkedMetadata();
+    if (parsed && (await action.run(async () => onSaved(await session.client.agents.update(agent.id, { ...draft, metadata: parsed }))))) setSaved(true);
+  };
+  const saveDraft = async () => {
+    const parsed = checkedMetadata();
+    if (parsed) await action.run(async () => setDrafted((await session.client.agents.createVersion(agent.id, { ...draft, metadata: parsed })).version));
   };
   const setBrainType = (type: string) => {
     if (type === brain.type) return;
@@ -252,18 +264,27 @@ export function AgentSettings({ agent, onSaved }: { agent: Agent; onSaved: (agen
           hint="Your own data, returned as given with the agent."
           value={metadata}
           error={badMetadata ? "Write a JSON object, e.g. {\"team\": \"sales\"}." : errorUnder(errors, "metadata")}
-          onInput={(e) => (setSaved(false), setBadMetadata(false), setMetadata(e.currentTarget.value))}
+          onInput={(e) => (setSaved(false), setDrafted(null), setBadMetadata(false), setMetadata(e.currentTarget.value))}
         />
       </fieldset>
 
       {(changed || saved || action.busy) && (
         <div class="agents-savebar">
           {saved && !changed && <Success>Saved as version {agent.version}.</Success>}
+          {drafted !== null && (
+            <Success>
+              Saved as draft version {drafted}: calls keep version {agent.version} until you publish it (Versions).{" "}
+              <Link href={testsPath(agent.id, { against: String(drafted) })}>Run the tests against it</Link>
+            </Success>
+          )}
           {(changed || action.busy) && (
             <>
-              <span class="agents-unsaved">Unsaved changes</span>
-              <button type="button" class="button secondary" disabled={action.busy} onClick={() => (setDraft(configOf(agent)), setMetadata(metadataText(agent)), setBadMetadata(false), action.reset(), setSaved(false))}>
+              {drafted === null && <span class="agents-unsaved">Unsaved changes</span>}
+              <button type="button" class="button secondary" disabled={action.busy} onClick={() => (setDraft(configOf(agent)), setMetadata(metadataText(agent)), setBadMetadata(false), action.reset(), setSaved(false), setDrafted(null))}>
                 Discard changes
+              </button>
+              <button type="button" class="button secondary" disabled={action.busy} onClick={saveDraft}>
+                Save as draft
               </button>
               <button type="submit" class="button primary" disabled={action.busy}>
                 {action.busy ? "Saving…" : "Save"}

@@ -1,6 +1,7 @@
-// The agent's configuration history: every save is a version (a draft, saved through the API to be
-// tested first, is marked); restoring one (after confirming) makes a new version with that configuration,
-// so nothing is lost.
+// The agent's configuration history: every save is a version (a draft, saved to be tested first, is
+// marked, and publishing makes it live); restoring one (after confirming) makes a new version with that
+// configuration, so nothing is lost.
+import { useState } from "preact/hooks";
 import type { Agent, AgentVersion } from "../../../sdk/ts/src/index.ts";
 import { formatDate } from "../../lib/format.ts";
 import { session } from "../../lib/session.ts";
@@ -9,18 +10,20 @@ import { useLoad } from "../../lib/use-load.ts";
 import { useConfirm } from "../../ui/confirm.tsx";
 import { DataTable } from "../../ui/data-table.tsx";
 import { Empty, LoadState, ProblemNotice } from "../../ui/status.tsx";
+import { PublishVersion } from "./publish-version.tsx";
 
-export function AgentVersions({ agent, onRestored }: { agent: Agent; onRestored: (agent: Agent) => void }) {
+export function AgentVersions({ agent, onChanged }: { agent: Agent; onChanged: (agent: Agent) => void }) {
   const [versions, reload] = useLoad(() => session.client.agents.listVersions(agent.id, { limit: 50 }).then((page) => page.data), [agent.id, agent.version]);
   const restoring = useAction();
   const confirm = useConfirm();
+  const [publishing, setPublishing] = useState<AgentVersion | null>(null);
   const restore = async (version: AgentVersion) => {
     const ok = await confirm.ask({
       title: `Restore version ${version.version}?`,
       message: `The agent goes back to the whole configuration of version ${version.version}, its webhook URL and events included, saved as a new version ${agent.version + 1}. Calls that start from now on use it.`,
       action: "Restore version",
     });
-    if (ok) await restoring.run(async () => onRestored(await session.client.agents.restoreVersion(agent.id, version.version)));
+    if (ok) await restoring.run(async () => onChanged(await session.client.agents.restoreVersion(agent.id, version.version)));
   };
   return (
     <section aria-labelledby="agent-versions-title">
@@ -46,7 +49,12 @@ export function AgentVersions({ agent, onRestored }: { agent: Agent; onRestored:
                 </details>
               </td>
               <td class="row-actions">
-                {version.version !== agent.version && (
+                {version.draft && (
+                  <button type="button" class="button secondary" aria-label={`Publish version ${version.version}`} onClick={() => setPublishing(version)}>
+                    Publish
+                  </button>
+                )}
+                {!version.draft && version.version !== agent.version && (
                   <button type="button" class="button secondary" disabled={restoring.busy} aria-label={`Restore version ${version.version}`} onClick={() => restore(version)}>
                     Restore
                   </button>
@@ -57,6 +65,7 @@ export function AgentVersions({ agent, onRestored }: { agent: Agent; onRestored:
         </DataTable>
       )}
       {confirm.dialog}
+      {publishing && <PublishVersion agent={agent} version={publishing} onClose={() => setPublishing(null)} onPublished={(next) => (setPublishing(null), onChanged(next))} />}
     </section>
   );
 }

@@ -1,5 +1,5 @@
 // The agent's Tests tab: the cases and runs, one case's editor (?case=, `new` for a new one), or one
-// run's page (?run=, with the case read in full in ?result=).
+// run's page (?run=, with the case read in full in ?result=); ?against= picks the version to run (a draft just saved).
 import type { Agent } from "../../../../sdk/ts/src/index.ts";
 import { useLocation } from "../../../lib/router.ts";
 import { CaseEditor } from "./case-editor.tsx";
@@ -12,5 +12,5 @@ export function AgentTests({ agent }: { agent: Agent }) {
   const test = query.get("case");
   if (run) return <RunPage key={run} agent={agent} runId={run} resultId={query.get("result")} />;
   if (test) return <CaseEditor agent={agent} caseId={test} />;
-  return <TestsOverview agent={agent} />;
+  return <TestsOverview agent={agent} against={query.get("against") ?? ""} />;
 }

@@ -31,10 +31,10 @@ async function loadOverview(agentId: string) {
   return { tests, runs, versions, last };
 }
 
-export function TestsOverview({ agent }: { agent: Agent }) {
+export function TestsOverview({ agent, against }: { agent: Agent; against: string }) {
   const [loaded, reload] = useLoad(() => loadOverview(agent.id), [agent.id]);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
-  const [version, setVersion] = useState("");
+  const [version, setVersion] = useState(against);
   const action = useAction();
   const start = async (ids: string[] | undefined) => {
     await action.run(async () => {
