@@ -6,6 +6,7 @@ import { registerOperator, registerUser, type RegisteredUser } from "../helpers/
 import { prices } from "../helpers/metering.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
+import { startFakeOpenAI } from "../helpers/fake-openai.ts";
 
 let server: TestServer;
 let operator: RegisteredUser;
@@ -61,9 +62,9 @@ const orderCase = (name: string, customer: string, says = "Ada") => ({
   ],
 });
 
-async function finished(runId: string) {
+async function finished(runId: string, agent = agentId) {
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; await Bun.sleep(100)) {
-    const run = (await server.api.get(`/v1/agents/${agentId}/test-runs/${runId}`, { token: tenant.token })).body;
+    const run = (await server.api.get(`/v1/agents/${agent}/test-runs/${runId}`, { token: tenant.token })).body;
     if (!["queued", "running"].includes(run.status)) {
       server.clock.advance(1000); // the next run's results come after these (the test clock stands still otherwise)
       return run;
@@ -170,4 +171,52 @@ test("a suite runs as real test calls: one case passes, one fails on the argumen
   expect(all).toHaveLength(5);
   const ofRun = (await api.get(`/v1/calls?test_run_id=${run.id}`, { token })).body.data;
   expect(ofRun.map((c: any) => c.id).sort()).toEqual([passed.call_id, failed.call_id].sort());
+}, 60_000);
+
+test("an LLM agent's suite passes, then a changed prompt breaks what it says and a slow model breaks the latency bound", async () => {
+  const { api } = server;
+  const token = tenant.token;
+  // The local OpenAI-protocol model answers from its system prompt: the hours it names, slowly when told to.
+  const model = startFakeOpenAI();
+  model.script((body) => {
+    const prompt: string = body.messages[0].content;
+    const heard: string = body.messages.at(-1).content ?? "";
+    if (!heard.toLowerCase().includes("open")) return { text: ["Goodbye."], toolCalls: [{ name: "end_call", arguments: { reason: "done" } }] };
+    return { text: [`We open at ${prompt.includes("ten") ? "ten" : "nine"}.`], delayMs: prompt.includes("slowly") ? 4000 : 0 };
+  });
+  try {
+    const provider = (await api.post("/v1/providers", { name: "hours model", kind: "openai-compatible", base_url: model.url }, { token })).body.id;
+    const agent = await api.post(
+      "/v1/agents",
+      { name: "Hours", first_message: "Hello, Acme here.", system_prompt: "We open at nine.", brain: { type: "llm", provider_id: provider, model: "fake-chat" }, tools: [{ type: "end_call" }] },
+      { token },
+    );
+    expect(agent.status).toBe(201);
+    const hours = agent.body.id;
+    const suite = {
+      name: "opening hours",
+      caller: { type: "script", turns: [{ say: "When do you open?" }, { say: "Thanks, bye" }] },
+      expectations: [
+        { type: "agent_says", turn: 1, contains: "nine" },
+        { type: "latency", max_ms: 2500 },
+        { type: "ended", status: "completed", end_reason: "agent_hangup" },
+      ],
+    };
+    expect((await api.post(`/v1/agents/${hours}/tests`, suite, { token })).status).toBe(201);
+    const first = await finished((await api.post(`/v1/agents/${hours}/test-runs`, {}, { token })).body.id, hours);
+    expect(first.results[0].failures).toEqual([]);
+    expect(first.status).toBe("passed");
+
+    expect((await api.patch(`/v1/agents/${hours}`, { system_prompt: "We open at ten. Answer slowly." }, { token })).status).toBe(200);
+    const second = await finished((await api.post(`/v1/agents/${hours}/test-runs`, {}, { token })).body.id, hours);
+    expect(second).toMatchObject({ status: "failed", agent_version: 2 });
+    const [result] = second.results;
+    expect(result.failures.map((check: any) => check.index)).toEqual([0, 1]);
+    expect(result.failures[0].detail).toBe('agent turn 1 said "We open at ten."; expected it to contain "nine"');
+    expect(result.failures[1].detail).toMatch(/^the caller waited [0-9]+ ms at agent turn 1; expected at most 2500 ms for any reply$/);
+    expect(result.latencies.find((l: any) => l.turn === 1).perceived_ms).toBeGreaterThan(2500);
+    expect(result.diff.turns).toContainEqual({ index: 2, role: "agent", before: "We open at nine.", after: "We open at ten." });
+  } finally {
+    model.stop();
+  }
 }, 60_000);
