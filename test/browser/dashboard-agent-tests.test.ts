@@ -204,8 +204,9 @@ describe.skipIf(!chromiumAvailable())("an agent's tests in the dashboard", () =>
     await dialog.waitFor({ state: "detached" });
     await heading(page, "Shop desk (weekends)");
     await page.getByRole("rowheader", { name: /^3\s*current/ }).waitFor();
-    expect(await page.getByRole("button", { name: "Publish version 3" }).count()).toBe(0);
     await page.getByRole("button", { name: "Restore version 1" }).waitFor();
+    expect(await page.getByRole("button", { name: "Publish version 3" }).count()).toBe(0);
+    expect(await page.getByRole("rowheader", { name: /^3\s*current\s*draft/ }).count()).toBe(0);
     expect((await api.get(`/v1/agents/${agent.id}`)).body).toMatchObject({ version: 3, name: "Shop desk (weekends)" });
   }, 40_000);
 

@@ -33,35 +33,39 @@ export function AgentVersions({ agent, onChanged }: { agent: Agent; onChanged: (
       {versions.status === "ready" && versions.data.length === 0 && <Empty title="No versions yet" />}
       {versions.status === "ready" && versions.data.length > 0 && (
         <DataTable caption="Versions" columns={["Version", "Saved", "Note", "Configuration", null]}>
-          {versions.data.map((version) => (
-            <tr key={version.version}>
-              <th scope="row">
-                {version.version}
-                {version.version === agent.version && <span class="badge current">current</span>}
-                {version.draft && <span class="badge">draft</span>}
-              </th>
-              <td>{formatDate(version.created_at)}</td>
-              <td>{version.note ?? "—"}</td>
-              <td>
-                <details class="agents-config">
-                  <summary>Show</summary>
-                  <pre>{JSON.stringify(version.config, null, 2)}</pre>
-                </details>
-              </td>
-              <td class="row-actions">
-                {version.draft && (
-                  <button type="button" class="button secondary" aria-label={`Publish version ${version.version}`} onClick={() => setPublishing(version)}>
-                    Publish
-                  </button>
-                )}
-                {!version.draft && version.version !== agent.version && (
-                  <button type="button" class="button secondary" disabled={restoring.busy} aria-label={`Restore version ${version.version}`} onClick={() => restore(version)}>
-                    Restore
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
+          {versions.data.map((version) => {
+            // The live version is no draft, even in a list read before it was published (it reloads after the agent).
+            const draft = version.draft && version.version !== agent.version;
+            return (
+              <tr key={version.version}>
+                <th scope="row">
+                  {version.version}
+                  {version.version === agent.version && <span class="badge current">current</span>}
+                  {draft && <span class="badge">draft</span>}
+                </th>
+                <td>{formatDate(version.created_at)}</td>
+                <td>{version.note ?? "—"}</td>
+                <td>
+                  <details class="agents-config">
+                    <summary>Show</summary>
+                    <pre>{JSON.stringify(version.config, null, 2)}</pre>
+                  </details>
+                </td>
+                <td class="row-actions">
+                  {draft && (
+                    <button type="button" class="button secondary" aria-label={`Publish version ${version.version}`} onClick={() => setPublishing(version)}>
+                      Publish
+                    </button>
+                  )}
+                  {!draft && version.version !== agent.version && (
+                    <button type="button" class="button secondary" disabled={restoring.busy} aria-label={`Restore version ${version.version}`} onClick={() => restore(version)}>
+                      Restore
+                    </button>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
         </DataTable>
       )}
       {confirm.dialog}
